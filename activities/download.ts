@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { Context } from '@temporalio/activity';
+import { loadConfig } from '../lib/config.js';
+import { getPool } from '../lib/db.js';
+import { getSource } from '../sources/registry.js';
+import type { SourceAdapter } from '../sources/source-adapter.js';
+import { recordDuration } from './ledger.js';
+import { throttledHeartbeat } from './heartbeat.js';
+import type { Artifact, IngestSourceInput, ProgressDetails } from './types.js';
+
+/** Thrown for inputs that will not get better on retry (missing file, 404, checksum mismatch). */
+export class DownloadError extends Error {
+  override name = 'DownloadError';
+}
+
+/** Where a source reads from: the explicit input, the configured input folder, or the register's URL. */
+export function resolveInput(source: SourceAdapter, explicit?: string): string {
+  if (explicit) return explicit;
+  const { inputDir } = loadConfig();
+  return inputDir ? path.join(inputDir, source.inputFileName) : source.defaultInput;
+}
+
+const isUrl = (input: string) => /^https?:\/\//i.test(input);
+
+interface PreviousArtifact {
+  input_sha256: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  artifact_path: string | null;
+}
+
+/** The input of the source's last successful run, for conditional requests and the unchanged check. */
+async function previousArtifact(sourceId: string, input: string): Promise<PreviousArtifact | undefined> {
+  const result = await getPool().query<PreviousArtifact>(
+    `SELECT input_sha256, etag, last_modified, artifact_path FROM source_run
+     WHERE source_id = $1 AND input = $2 AND outcome IN ('published', 'unchanged') AND input_sha256 IS NOT NULL
+     ORDER BY finished_at DESC LIMIT 1`,
+    [sourceId, input],
+  );
+  return result.rows[0];
+}
+
+async function sha256File(filePath: string, onBytes: (bytes: number) => void): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(filePath, { highWaterMark: 1 << 20 })) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+    onBytes(bytes);
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+interface HttpResult {
+  notModified: boolean;
+  path: string;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/**
+ * GET with If-None-Match / If-Modified-Since, written to a `.part` file. A retried attempt
+ * resumes the `.part` with a Range request (If-Range guards against a changed file), from the
+ * byte count its last heartbeat reported.
+ */
+async function fetchUrl(url: string, sourceId: string, previous: PreviousArtifact | undefined, force: boolean, beat: (p: ProgressDetails) => void): Promise<HttpResult> {
+  const dir = path.join(loadConfig().dataDir, 'artifacts', sourceId);
+  await mkdir(dir, { recursive: true });
+  const partPath = path.join(dir, `${path.basename(new URL(url).pathname) || 'download'}.part`);
+  const resumeFrom = (Context.current().info.heartbeatDetails as ProgressDetails | undefined)?.bytes ?? 0;
+  const partSize = await stat(partPath).then((s) => s.size, () => 0);
+  const headers: Record<string, string> = {};
+  if (!force && previous?.etag) headers['if-none-match'] = previous.etag;
+  if (!force && previous?.last_modified) headers['if-modified-since'] = previous.last_modified;
+  let offset = 0;
+  if (resumeFrom > 0 && partSize >= resumeFrom) {
+    offset = resumeFrom;
+    headers.range = `bytes=${offset}-`;
+  }
+  const response = await fetch(url, { headers, signal: Context.current().cancellationSignal });
+  if (response.status === 304) return { notModified: true, path: partPath, etag: previous?.etag ?? null, lastModified: previous?.last_modified ?? null };
+  if (response.status === 404 || response.status === 410) throw new DownloadError(`${url} answered ${response.status}`);
+  if (!response.ok || !response.body) throw new Error(`${url} answered ${response.status} ${response.statusText}`);
+  if (response.status !== 206) offset = 0; // the server ignored the range: start over
+  const length = Number(response.headers.get('content-length') ?? NaN);
+  const total = Number.isFinite(length) ? offset + length : null;
+  let bytes = offset;
+  const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  body.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    beat({ phase: 'download', bytes, totalBytes: total, rows: 0, rejected: 0 });
+  });
+  await pipeline(body, createWriteStream(partPath, { flags: offset ? 'r+' : 'w', start: offset }));
+  if (total !== null && bytes !== total) throw new Error(`truncated download of ${url}: got ${bytes} of ${total} bytes`);
+  return { notModified: false, path: partPath, etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') };
+}
+
+export async function downloadArtifact(request: IngestSourceInput): Promise<Artifact> {
+  const started = performance.now();
+  const source = getSource(request.sourceId);
+  const input = resolveInput(source, request.input);
+  const previous = await previousArtifact(source.id, input);
+  const beat = throttledHeartbeat();
+  let artifactPath: string;
+  let etag: string | null = null;
+  let lastModified: string | null = null;
+
+  if (isUrl(input)) {
+    const fetched = await fetchUrl(input, source.id, previous, request.force, beat);
+    if (fetched.notModified && previous?.artifact_path) {
+      await recordDuration(request.runId, source.id, 'download', performance.now() - started, {
+        input, artifact_path: previous.artifact_path, input_sha256: previous.input_sha256, etag: fetched.etag, last_modified: fetched.lastModified,
+      });
+      return { unchanged: true, input, artifactPath: previous.artifact_path, sha256: previous.input_sha256 ?? '', bytes: 0 };
+    }
+    artifactPath = fetched.path;
+    etag = fetched.etag;
+    lastModified = fetched.lastModified;
+  } else {
+    artifactPath = path.resolve(input.startsWith('file:') ? fileURLToPath(input) : input);
+    const exists = await stat(artifactPath).then((s) => s.isFile(), () => false);
+    if (!exists) throw new DownloadError(`input file ${artifactPath} does not exist`);
+  }
+
+  const size = (await stat(artifactPath)).size;
+  const { sha256, bytes } = await sha256File(artifactPath, (read) => beat({ phase: 'download', bytes: read, totalBytes: size, rows: 0, rejected: 0 }));
+  if (request.expectedSha256 && request.expectedSha256.toLowerCase() !== sha256) {
+    throw new DownloadError(`checksum mismatch for ${input}: expected sha256 ${request.expectedSha256}, got ${sha256}`);
+  }
+  if (isUrl(input)) {
+    // Name the finished download by content so runs can refer to it after later downloads.
+    const finalPath = path.join(path.dirname(artifactPath), `${sha256.slice(0, 16)}-${path.basename(artifactPath, '.part')}`);
+    await rename(artifactPath, finalPath);
+    artifactPath = finalPath;
+  }
+  const unchanged = !request.force && previous?.input_sha256 === sha256;
+  if (unchanged && isUrl(input) && previous?.artifact_path && previous.artifact_path !== artifactPath) await rm(artifactPath, { force: true });
+  await recordDuration(request.runId, source.id, 'download', performance.now() - started, {
+    input, artifact_path: artifactPath, input_sha256: sha256, input_bytes: bytes, etag, last_modified: lastModified,
+  });
+  return { unchanged, input, artifactPath, sha256, bytes };
+}

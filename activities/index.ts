@@ -1,0 +1,5 @@
+export { planRun, startSourceRun, finishSourceRun, finishRun, getSourceRunSummary } from './ledger.js';
+export { downloadArtifact } from './download.js';
+export { stageArtifact } from './stage.js';
+export { validateStaged } from './validate.js';
+export { publishStaged, dropStaging } from './publish.js';

@@ -1,0 +1,44 @@
+import { getPool, withTransaction } from '../lib/db.js';
+import { getSource } from '../sources/registry.js';
+import type { ChangeCounts } from '../sources/source-adapter.js';
+import type { ValidatedSnapshot } from './types.js';
+import { stagingTableName } from './staging-table.js';
+
+/**
+ * One transaction: merge the snapshot into the live tables and close the ledger entry. Readers
+ * see the old register or the new one. A retry after a crash that happened after COMMIT finds
+ * the ledger entry published and returns its counts instead of merging again.
+ */
+export async function publishStaged(request: { runId: string; sourceId: string; snapshot: ValidatedSnapshot }): Promise<ChangeCounts> {
+  const started = performance.now();
+  const source = getSource(request.sourceId);
+  const { stagingTable, scope } = request.snapshot;
+  const counts = await withTransaction(getPool(), async (client) => {
+    // One publisher per source at a time, whatever the number of workers.
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [source.id]);
+    const ledger = await client.query<ChangeCounts & { outcome: string }>(
+      `SELECT outcome, inserted, updated, deleted FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`,
+      [request.runId, source.id],
+    );
+    if (ledger.rows[0]?.outcome === 'published') {
+      const { inserted, updated, deleted } = ledger.rows[0];
+      return { inserted, updated, deleted };
+    }
+    const merged = await source.publish({ client, stagingTable, runId: request.runId, sourceId: source.id }, scope);
+    await client.query(
+      `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
+         details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb),
+         durations_ms = durations_ms || jsonb_build_object('publish', $8::numeric), finished_at = now()
+       WHERE run_id = $1 AND source_id = $2`,
+      [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), Math.round(performance.now() - started)],
+    );
+    return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
+  });
+  await dropStaging(request);
+  return counts;
+}
+
+/** Removes a source run's staging table (after publishing, or when the run failed). */
+export async function dropStaging(request: { runId: string; sourceId: string }): Promise<void> {
+  await getPool().query(`DROP TABLE IF EXISTS ${stagingTableName(request.sourceId, request.runId)}`);
+}

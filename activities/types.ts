@@ -1,0 +1,75 @@
+import type { ChangeCounts, Country, PublishScope } from '../sources/source-adapter.js';
+
+/** What workflows pass between activities: references and counts, never rows. */
+
+export type RunKind = 'nightly' | 'refresh' | 'backfill';
+
+export interface PlannedSource {
+  sourceId: string;
+  country: Country;
+}
+
+export interface IngestSourceInput {
+  runId: string;
+  sourceId: string;
+  /** Explicit input (backfill); otherwise the worker's configured input for the source. */
+  input?: string;
+  expectedSha256?: string;
+  force: boolean;
+}
+
+export interface Artifact {
+  unchanged: boolean;
+  input: string;
+  artifactPath: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface StagedSnapshot {
+  stagingTable: string;
+  rowsRead: number;
+  rowsStaged: number;
+  rowsRejected: number;
+}
+
+export interface ValidatedSnapshot extends StagedSnapshot {
+  rowsRepaired: number;
+  liveRows: number;
+  scope: PublishScope;
+}
+
+export type SourceOutcome = 'published' | 'unchanged' | 'failed';
+
+export interface SourceRunSummary extends ChangeCounts {
+  runId: string;
+  sourceId: string;
+  outcome: SourceOutcome;
+  rowsRead: number;
+  rowsStaged: number;
+  rowsRejected: number;
+  rowsRepaired: number;
+  durationMs: number;
+  error?: string;
+}
+
+export type RunOutcome = 'succeeded' | 'partial' | 'failed';
+
+export interface RunSummary {
+  runId: string;
+  kind: RunKind;
+  outcome: RunOutcome;
+  durationMs: number;
+  sources: SourceRunSummary[];
+}
+
+/** Heartbeat details: progress for the CLI, and where a retried activity resumes. */
+export interface ProgressDetails {
+  phase: 'download' | 'stage';
+  bytes: number;
+  totalBytes: number | null;
+  rows: number;
+  rejected: number;
+  /** Stage: last file position whose rows are committed to staging. */
+  committedPosition?: number;
+}

@@ -1,0 +1,101 @@
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/activity';
+import { loadConfig } from '../lib/config.js';
+import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
+import { getSource } from '../sources/registry.js';
+import type { PublishScope, SourceAdapter } from '../sources/source-adapter.js';
+import { recordDuration } from './ledger.js';
+import type { StagedSnapshot, ValidatedSnapshot } from './types.js';
+
+/** A snapshot that must not be published; the run fails and live data stays as it was. */
+export function validationFailure(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, 'ValidationFailed');
+}
+
+/**
+ * Which live rows the snapshot replaces. A Geonorge file names its coverage (`_0000_Norge_` is
+ * national); any other file replaces only the municipalities it contains, so loading one
+ * municipality's extract never deletes the rest of the country.
+ */
+export async function snapshotScope(source: SourceAdapter, input: string, stagingTable: string): Promise<PublishScope> {
+  if (/(^|[_\-/])0000_/.test(path.basename(input)) || input === source.defaultInput) return { country: source.country, municipalities: null };
+  const result = await getPool().query<{ code: string }>(`SELECT DISTINCT municipality_code AS code FROM ${stagingTable} ORDER BY 1`);
+  return { country: source.country, municipalities: result.rows.map((row) => row.code) };
+}
+
+/** Later duplicates of a key are quarantined; the first occurrence in the file stays. */
+async function quarantineDuplicates(source: SourceAdapter, stagingTable: string, runId: string): Promise<number> {
+  const key = source.keyColumns.map(quoteIdent);
+  return withTransaction(getPool(), async (client) => {
+    const result = await client.query(
+      `WITH dup_keys AS (
+         SELECT ${key.join(', ')}, min(src_pos) AS first_pos FROM ${stagingTable} GROUP BY ${key.join(', ')} HAVING count(*) > 1
+       ),
+       removed AS (
+         DELETE FROM ${stagingTable} st USING dup_keys d
+         WHERE ${key.map((k) => `st.${k} = d.${k}`).join(' AND ')} AND st.src_pos > d.first_pos
+         RETURNING st.src_pos, d.first_pos, ${key.map((k) => `st.${k}::text`).join(` || ',' || `)} AS key_text, left(st::text, 2000) AS raw
+       )
+       INSERT INTO source_reject (run_id, source_id, position, reason, raw)
+       SELECT $1, $2, src_pos, 'duplicate key ${source.keyColumns.join(',')}=' || key_text || ' (first at position ' || first_pos || ')', raw
+       FROM removed`,
+      [runId, source.id],
+    );
+    return result.rowCount ?? 0;
+  });
+}
+
+export async function validateStaged(request: {
+  runId: string;
+  sourceId: string;
+  input: string;
+  staged: StagedSnapshot;
+  force: boolean;
+}): Promise<ValidatedSnapshot> {
+  const started = performance.now();
+  const config = loadConfig();
+  const source = getSource(request.sourceId);
+  const { stagingTable } = request.staged;
+  const pool = getPool();
+
+  await quarantineDuplicates(source, stagingTable, request.runId);
+  let rowsRepaired = 0;
+  if (source.repairStaged) {
+    const client = await pool.connect();
+    try {
+      rowsRepaired = (await source.repairStaged({ client, stagingTable, runId: request.runId, sourceId: source.id })).repaired;
+    } finally {
+      client.release();
+    }
+  }
+  await pool.query(`ANALYZE ${stagingTable}`); // the publish joins want real row counts
+
+  const counts = await pool.query<{ staged: number; rejected: number }>(
+    `SELECT (SELECT count(*) FROM ${stagingTable}) AS staged,
+            (SELECT count(*) FROM source_reject WHERE run_id = $1 AND source_id = $2 AND disposition = 'rejected') AS rejected`,
+    [request.runId, source.id],
+  );
+  const { staged, rejected } = counts.rows[0];
+  const read = staged + rejected;
+  const scope = await snapshotScope(source, request.input, stagingTable);
+  const client = await pool.connect();
+  const liveRows = await source.countLive(client, scope).finally(() => client.release());
+  await recordDuration(request.runId, source.id, 'validate', performance.now() - started, {
+    rows_read: read, rows_staged: staged, rows_rejected: rejected, rows_repaired: rowsRepaired,
+  });
+
+  if (staged === 0) throw validationFailure(`no rows could be staged from ${read} read`);
+  const rejectRate = read ? rejected / read : 0;
+  if (rejectRate > config.maxRejectRate) {
+    throw validationFailure(
+      `${rejected} of ${read} rows rejected (${(rejectRate * 100).toFixed(2)}%), above the ${(config.maxRejectRate * 100).toFixed(2)}% ceiling; see: nordprop runs show ${request.runId}`,
+    );
+  }
+  const floor = Math.ceil(liveRows * (1 - config.maxRowDrop));
+  if (!request.force && staged < floor) {
+    throw validationFailure(
+      `snapshot has ${staged} rows against ${liveRows} live (${(((liveRows - staged) / liveRows) * 100).toFixed(1)}% fewer, over the ${(config.maxRowDrop * 100).toFixed(0)}% limit); rerun with --force if the drop is real`,
+    );
+  }
+  return { ...request.staged, rowsRead: read, rowsStaged: staged, rowsRejected: rejected, rowsRepaired, liveRows, scope };
+}

@@ -1,0 +1,65 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import type { RunSummary } from '../../activities/types.js';
+import { loadConfig } from '../../lib/config.js';
+import { connectClient } from '../../lib/temporal/connection.js';
+import { selectSources } from '../../sources/registry.js';
+import { ingestWorkflowId } from '../../workflows/refresh.js';
+import { RUN_ID_KEY } from '../../workflows/search-attributes.js';
+import { printJson } from '../output.js';
+import { showProgress } from '../progress.js';
+import { printRunSummary } from '../run-summary.js';
+import type { Country } from '../../sources/source-adapter.js';
+
+export function newRunId(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `r${stamp}-${Math.random().toString(16).slice(2, 8)}`;
+}
+
+/**
+ * Starts a refresh or backfill workflow under a run id chosen here, so the CLI can follow its
+ * children's heartbeats; with `wait`, shows progress and prints the run's summary.
+ */
+export async function startRun(options: {
+  workflow: 'nightlyRefresh' | 'backfill';
+  workflowIdPrefix: string;
+  args: Record<string, unknown>;
+  sources: { country?: Country; sources?: string[] };
+  wait: boolean;
+  json: boolean;
+}): Promise<number> {
+  const config = loadConfig();
+  const runId = newRunId();
+  const workflowId = `${options.workflowIdPrefix}-${runId}`;
+  const { client, connection } = await connectClient(config);
+  try {
+    const handle = await client.workflow.start(options.workflow, {
+      taskQueue: config.taskQueue,
+      workflowId,
+      args: [{ ...options.args, runId }],
+      typedSearchAttributes: [{ key: RUN_ID_KEY, value: runId }],
+    });
+    if (!options.wait) {
+      if (options.json) printJson({ runId, workflowId, status: 'started' });
+      else console.log(`started run ${runId} (workflow ${workflowId}); follow it with: nordprop runs show ${runId}`);
+      return 0;
+    }
+    if (!options.json) console.error(`run ${runId} started; waiting (Ctrl-C stops waiting, not the run)`);
+    const result = handle.result() as Promise<RunSummary>;
+    const children = selectSources(options.sources).map((s) => ({ sourceId: s.id, workflowId: ingestWorkflowId(s.id, runId) }));
+    if (!options.json) await showProgress(client, children, result);
+    let summary: RunSummary;
+    try {
+      summary = await result;
+    } catch (error) {
+      const message = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message;
+      if (options.json) printJson({ runId, workflowId, outcome: 'failed', error: message });
+      else console.error(`run ${runId} failed: ${message}`);
+      return 1;
+    }
+    if (options.json) printJson({ ...summary, workflowId, temporalUi: config.temporalUiUrl });
+    else printRunSummary(summary, config.temporalUiUrl);
+    return summary.outcome === 'succeeded' ? 0 : 1;
+  } finally {
+    await connection.close();
+  }
+}

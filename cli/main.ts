@@ -1,0 +1,123 @@
+import { Command, Option } from 'commander';
+import { closePools } from '../lib/db.js';
+import { startRun } from './commands/run-workflow.js';
+import { listRuns, showRun } from './commands/runs.js';
+import { scheduleCommand } from './commands/schedule.js';
+import { setupCommand } from './commands/setup.js';
+import { lookupCommand } from './commands/lookup.js';
+import { workerCommand } from './commands/worker.js';
+import { sampleCommand } from './commands/sample.js';
+import { SOURCES } from '../sources/registry.js';
+
+const program = new Command('nordprop')
+  .description('Nordic property registers into PostGIS, kept fresh by Temporal workflows')
+  .showHelpAfterError();
+
+let exitCode = 0;
+const run = (action: (...args: any[]) => Promise<number>) => async (...args: any[]) => {
+  exitCode = await action(...args);
+};
+const json = () => new Option('--json', 'machine-readable output');
+const sourceIds = SOURCES.map((s) => s.id).join(', ');
+
+program
+  .command('setup')
+  .description('create the database, apply migrations, register Temporal search attributes')
+  .option('--no-temporal', 'skip the Temporal part')
+  .addOption(json())
+  .action(run((o) => setupCommand({ json: !!o.json, temporal: o.temporal })));
+
+program
+  .command('refresh')
+  .description('ingest sources from their configured inputs (what the nightly schedule runs)')
+  .addOption(new Option('--country <country>', 'only this country').choices(['NO', 'SE']))
+  .option('--source <id...>', `only these sources (${sourceIds})`)
+  .option('--force', 'publish even if the snapshot shrank by more than 10%, and reload unchanged inputs')
+  .option('--wait', 'wait for the run, showing progress, and print its summary')
+  .addOption(json())
+  .action(
+    run((o) =>
+      startRun({
+        workflow: 'nightlyRefresh',
+        workflowIdPrefix: 'refresh',
+        args: { country: o.country, sources: o.source, force: !!o.force },
+        sources: { country: o.country, sources: o.source },
+        wait: !!o.wait,
+        json: !!o.json,
+      }),
+    ),
+  );
+
+program
+  .command('backfill')
+  .description('ingest one source from an explicit file or URL')
+  .requiredOption('--source <id>', `the source (${sourceIds})`)
+  .requiredOption('--input <pathOrUrl>', 'file path or http(s) URL of the register extract')
+  .option('--sha256 <hex>', 'fail unless the input has this checksum')
+  .option('--force', 'publish even if the snapshot shrank by more than 10%, and reload an unchanged input')
+  .option('--wait', 'wait for the run, showing progress, and print its summary')
+  .addOption(json())
+  .action(
+    run((o) =>
+      startRun({
+        workflow: 'backfill',
+        workflowIdPrefix: 'backfill',
+        args: { sourceId: o.source, input: /^https?:/.test(o.input) ? o.input : new URL(o.input, `file://${process.cwd()}/`).pathname, expectedSha256: o.sha256, force: !!o.force },
+        sources: { sources: [o.source] },
+        wait: !!o.wait,
+        json: !!o.json,
+      }),
+    ),
+  );
+
+const runs = program
+  .command('runs')
+  .description('list recent runs from the run ledger')
+  .option('--limit <n>', 'how many', '20')
+  .addOption(json())
+  .action(run((o) => listRuns({ limit: Number(o.limit), json: !!o.json })));
+runs
+  .command('show <runId>')
+  .description('one run: per source counts, phases, errors, and its rejected rows')
+  .option('--rejects <n>', 'how many rejected rows to list', '20')
+  .addOption(json())
+  .action(run((runId, o) => showRun(runId, { json: !!o.json, rejects: Number(o.rejects) })));
+
+program
+  .command('schedule <action>')
+  .description('the nightly schedule: create | describe | pause | unpause | trigger')
+  .addOption(json())
+  .action(run((action, o) => scheduleCommand(action, { json: !!o.json })));
+
+program
+  .command('worker')
+  .description('run a pipeline worker (activities and workflows) until interrupted')
+  .action(run(() => workerCommand()));
+
+program
+  .command('sample')
+  .description('write deterministic sample registers in the real formats')
+  .requiredOption('--out <dir>', 'output folder')
+  .option('--parcels <n>', 'number of parcels (≈3.3 addresses each)', '5000')
+  .option('--seed <seed>', 'random seed', 'nordprop')
+  .addOption(json())
+  .action(run((o) => sampleCommand({ out: o.out, parcels: o.parcels, seed: o.seed, json: !!o.json })));
+
+program
+  .command('lookup')
+  .description('the parcel and property covering a WGS84 coordinate, with its addresses')
+  .requiredOption('--lat <lat>', 'latitude, WGS84 degrees')
+  .requiredOption('--lon <lon>', 'longitude, WGS84 degrees')
+  .addOption(new Option('--country <country>', 'country').choices(['NO', 'SE']).default('NO'))
+  .addOption(json())
+  .action(run((o) => lookupCommand({ lat: o.lat, lon: o.lon, country: o.country, json: !!o.json })));
+
+try {
+  await program.parseAsync();
+} catch (error) {
+  console.error(`nordprop: ${(error as Error).message}`);
+  exitCode = 1;
+} finally {
+  await closePools();
+}
+process.exitCode = exitCode;

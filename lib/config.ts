@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root, whether running from TypeScript sources or from dist/. */
+export const PROJECT_ROOT = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('cannot find the nordprop project root');
+    dir = parent;
+  }
+  return dir;
+})();
+
+// Machine-local settings (git-ignored `.env`, written by the demo script); the environment wins.
+// NORDPROP_ENV_FILE names another file, or '' for none (the tests use that).
+const LOCAL_ENV = process.env.NORDPROP_ENV_FILE ?? path.join(PROJECT_ROOT, '.env');
+if (LOCAL_ENV && existsSync(LOCAL_ENV)) {
+  const before = { ...process.env };
+  process.loadEnvFile(LOCAL_ENV);
+  Object.assign(process.env, before);
+}
+
+function env(name: string, fallback: string): string {
+  const value = process.env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name}="${raw}" is not a number`);
+  return value;
+}
+
+export interface Config {
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  temporalUiUrl: string;
+  /** Where downloaded artifacts, sample registers and the dev server's files live. */
+  dataDir: string;
+  /** When set, each source reads `<inputDir>/<its file name>` instead of the national register URL. */
+  inputDir: string | undefined;
+  /** Validation: a run fails when rejected/read exceeds this. */
+  maxRejectRate: number;
+  /** Validation: a run fails when the snapshot shrinks by more than this fraction of live rows. */
+  maxRowDrop: number;
+  /** Rows per committed COPY chunk; a retried stage resumes after the last committed chunk. */
+  stageChunkRows: number;
+}
+
+export function loadConfig(): Config {
+  const dataDir = path.resolve(PROJECT_ROOT, env('NORDPROP_DATA_DIR', '.data'));
+  const inputDir = process.env.NORDPROP_INPUT_DIR;
+  return {
+    databaseUrl: env('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/nordprop'),
+    temporalAddress: env('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+    temporalNamespace: env('TEMPORAL_NAMESPACE', 'default'),
+    taskQueue: env('NORDPROP_TASK_QUEUE', 'nordprop'),
+    temporalUiUrl: env('TEMPORAL_UI_URL', 'http://127.0.0.1:8233'),
+    dataDir,
+    inputDir: inputDir ? path.resolve(PROJECT_ROOT, inputDir) : undefined,
+    maxRejectRate: numberEnv('NORDPROP_MAX_REJECT_RATE', 0.01),
+    maxRowDrop: numberEnv('NORDPROP_MAX_ROW_DROP', 0.1),
+    stageChunkRows: numberEnv('NORDPROP_STAGE_CHUNK_ROWS', 250_000),
+  };
+}

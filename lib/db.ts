@@ -1,0 +1,43 @@
+import pg from 'pg';
+import { loadConfig } from './config.js';
+
+// Numeric and bigint columns arrive as JS numbers: counts and areas here stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+
+const pools = new Map<string, pg.Pool>();
+
+/** One pool per database URL and process; activities and CLI verbs share it. */
+export function getPool(databaseUrl = loadConfig().databaseUrl): pg.Pool {
+  let pool = pools.get(databaseUrl);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: databaseUrl, max: 8, application_name: 'nordprop' });
+    pools.set(databaseUrl, pool);
+  }
+  return pool;
+}
+
+export async function closePools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((pool) => pool.end()));
+}
+
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,76 @@
+-- Up Migration
+
+-- Properties (matrikkelenheter / fastigheter) as the cadastre publishes them.
+CREATE TABLE property (
+  country            text NOT NULL,
+  cadastre_id        text NOT NULL,
+  municipality_code  text NOT NULL,
+  property_type      text NOT NULL,
+  row_hash           uuid NOT NULL,
+  published_run_id   text NOT NULL,
+  updated_at         timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (country, cadastre_id)
+);
+CREATE INDEX property_municipality_idx ON property (country, municipality_code);
+
+-- Parcels (teiger / registerenhetsområden): the polygons a coordinate lookup resolves against.
+CREATE TABLE parcel (
+  country            text NOT NULL,
+  parcel_id          text NOT NULL,
+  municipality_code  text NOT NULL,
+  geom               geometry(MultiPolygon, 4326) NOT NULL,
+  area_m2            double precision NOT NULL,
+  stored_area_m2     double precision,
+  source_srid        integer NOT NULL,
+  row_hash           uuid NOT NULL,
+  published_run_id   text NOT NULL,
+  updated_at         timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (country, parcel_id)
+);
+CREATE INDEX parcel_geom_idx ON parcel USING gist (geom);
+CREATE INDEX parcel_municipality_idx ON parcel (country, municipality_code);
+
+-- A parcel can belong to several units (a shared teig); a unit can have several parcels.
+CREATE TABLE parcel_property (
+  country         text NOT NULL,
+  parcel_id       text NOT NULL,
+  cadastre_id     text NOT NULL,
+  is_main_parcel  boolean NOT NULL,
+  PRIMARY KEY (country, parcel_id, cadastre_id),
+  FOREIGN KEY (country, parcel_id) REFERENCES parcel ON DELETE CASCADE
+);
+CREATE INDEX parcel_property_cadastre_idx ON parcel_property (country, cadastre_id);
+
+-- Addresses, each with the property it is registered on.
+CREATE TABLE address (
+  country            text NOT NULL,
+  address_id         text NOT NULL,
+  cadastre_id        text,
+  municipality_code  text NOT NULL,
+  municipality_name  text,
+  address_type       text,
+  street_code        text,
+  street_name        text,
+  house_number       integer,
+  house_letter       text,
+  sub_number         integer,
+  address_text       text NOT NULL,
+  postal_code        text,
+  postal_place       text,
+  geom               geometry(Point, 4326) NOT NULL,
+  source_srid        integer NOT NULL,
+  source_updated_at  timestamp,
+  row_hash           uuid NOT NULL,
+  published_run_id   text NOT NULL,
+  updated_at         timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (country, address_id)
+);
+CREATE INDEX address_cadastre_idx ON address (country, cadastre_id);
+CREATE INDEX address_municipality_idx ON address (country, municipality_code);
+CREATE INDEX address_geom_idx ON address USING gist (geom);
+
+-- Down Migration
+DROP TABLE address;
+DROP TABLE parcel_property;
+DROP TABLE parcel;
+DROP TABLE property;

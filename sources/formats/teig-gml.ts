@@ -1,0 +1,825 @@
+/**
+ * Streaming reader for Kartverket's Matrikkelen Eiendomskart Teig GML 3.2.
+ *
+ * One pass of saxes events drives a small state machine; only the feature currently open
+ * is held, so memory stays flat however large the file is. Elements are matched by local
+ * name because Geonorge, WFS and hand-exported files bind the schema to different prefixes.
+ */
+import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from '../no/cadastre-id.js';
+import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid } from '../geo/reproject.js';
+
+export type TeigRecord =
+  | { kind: 'feature'; feature: TeigFeature }
+  | { kind: 'reject'; position: number; reason: string; raw: string };
+
+export interface TeigUnitRef {
+  kommunenummer: string;
+  gardsnummer: number;
+  bruksnummer: number;
+  festenummer: number;
+  seksjonsnummer: number;
+  /** Normal form via formatCadastreId, e.g. '0301-208-327-0-0'. */
+  cadastreId: string;
+  /** hovedteig: this teig is the unit's main parcel. */
+  isMainParcel: boolean;
+}
+
+export interface TeigFeature {
+  /** 1-based index of the Teig element in the file. */
+  position: number;
+  lokalId: string;
+  srid: number;
+  /** Rings as flat [x0,y0,x1,y1,...] in east, north (lon, lat) order; first ring exterior, rest holes. */
+  polygons: number[][][];
+  units: TeigUnitRef[];
+  kommunenummer: string;
+  matrikkelnummerTekst: string | null;
+  storedAreaM2: number | null;
+  /** Size-capped source excerpt of the element, for quarantine rows. */
+  raw: string;
+}
+
+/** The input is not well-formed XML or not UTF-8; nothing after this point can be trusted. */
+export class TeigGmlError extends Error {}
+
+const RAW_CAP = 2000;
+/** Pieces fed to saxes at once; bounds how many finished records wait before being yielded. */
+const PIECE = 64 * 1024;
+/** Source text kept behind the current piece for cutting excerpts; far longer than any start tag. */
+const KEEP = 4096;
+
+const NON_LINEAR_SEGMENTS = new Set([
+  'Arc', 'ArcString', 'ArcByBulge', 'ArcStringByBulge', 'ArcByCenterPoint', 'Circle', 'CircleByCenterPoint',
+  'CubicSpline', 'BSpline', 'Bezier', 'Clothoid', 'OffsetCurve',
+]);
+
+const enum Section { Other, Ident, IdentTeig, Omrade, Enhet }
+
+const enum Field {
+  None, LokalId, TeigId, Kommune, MatrTekst, Area,
+  UKommune, UGnr, UBnr, UFnr, USnr, UHoved, PropHoved, PosList, Pos,
+}
+
+interface UnitParts {
+  kommunenummer: string | null;
+  gardsnummer: string | null;
+  bruksnummer: string | null;
+  festenummer: string | null;
+  seksjonsnummer: string | null;
+  hoved: boolean | null;
+}
+
+interface CrsInfo { srid: number; latFirst: boolean }
+
+class FeatureState {
+  gmlId: string | null = null;
+  lokalId: string | null = null;
+  teigId: string | null = null;
+  kommunenummer: string | null = null;
+  matrikkelnummerTekst: string | null = null;
+  area: string | null = null;
+  units: UnitParts[] = [];
+  polygons: number[][][] = [];
+  crs: CrsInfo | null = null;
+  reject: string | null = null;
+  raw = '';
+  constructor(readonly position: number, readonly rawStart: number) {}
+}
+
+function emptyUnit(): UnitParts {
+  return { kommunenummer: null, gardsnummer: null, bruksnummer: null, festenummer: null, seksjonsnummer: null, hoved: null };
+}
+
+function parseBool(text: string): boolean | null {
+  const t = text.trim().toLowerCase();
+  if (t === 'true' || t === '1') return true;
+  if (t === 'false' || t === '0') return false;
+  return null;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
+}
+
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/**
+ * Plain decimals (`-262517.36`) without allocating a token. An integer mantissa of at most
+ * 15 digits divided by an exact power of ten is one correctly rounded operation, so the
+ * result equals Number(token). Anything else (exponents, long mantissas) returns NaN for
+ * the caller's general path.
+ */
+function parseDecimal(text: string, start: number, end: number): number {
+  let i = start;
+  let negative = false;
+  let c = text.charCodeAt(i);
+  if (c === 45 || c === 43) {
+    negative = c === 45;
+    i++;
+  }
+  let mantissa = 0;
+  let digits = 0;
+  let scale = 0;
+  let dot = false;
+  for (; i < end; i++) {
+    c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits++;
+      if (dot) scale++;
+    } else if (c === 46 && !dot) {
+      dot = true;
+    } else {
+      return NaN;
+    }
+  }
+  if (digits === 0 || digits > 15) return NaN;
+  const v = mantissa / POW10[scale];
+  return negative ? -v : v;
+}
+
+/**
+ * Appends the coordinates in `text` to `out` as x,y pairs (z dropped, axes swapped when
+ * latitude comes first). Returns an error message, or null. Scans by char code and slices
+ * each token once: faster than a regex split on large posLists.
+ */
+function parseCoords(text: string, dim: number, latFirst: boolean, out: number[], exactCount: boolean): string | null {
+  const len = text.length;
+  let i = 0;
+  let k = 0; // index within the current tuple
+  let count = 0;
+  let a = 0;
+  let b = 0;
+  while (i < len) {
+    while (i < len && isSpace(text.charCodeAt(i))) i++;
+    if (i >= len) break;
+    const start = i;
+    while (i < len && !isSpace(text.charCodeAt(i))) i++;
+    let v = parseDecimal(text, start, i);
+    if (Number.isNaN(v)) {
+      const token = text.slice(start, i);
+      v = Number(token);
+      if (!Number.isFinite(v)) return `non-numeric coordinate "${token.slice(0, 40)}"`;
+    }
+    count++;
+    if (k === 0) a = v;
+    else if (k === 1) b = v;
+    if (++k === dim) {
+      if (latFirst) out.push(b, a);
+      else out.push(a, b);
+      k = 0;
+    }
+  }
+  if (exactCount && count !== dim) return `gml:pos has ${count} numbers, expected srsDimension ${dim}`;
+  if (k !== 0) return `coordinate list has ${count} numbers, not a multiple of srsDimension ${dim}`;
+  return null;
+}
+
+/** Appends a curve segment, dropping its first point when it repeats the joint. */
+function appendSegment(target: number[], seg: number[]): void {
+  let from = 0;
+  const n = target.length;
+  if (n >= 2 && seg.length >= 2 && target[n - 2] === seg[0] && target[n - 1] === seg[1]) from = 2;
+  for (let i = from; i < seg.length; i++) target.push(seg[i]);
+}
+
+function reversePairs(pts: number[]): number[] {
+  const out = new Array<number>(pts.length);
+  for (let i = 0, j = pts.length - 2; j >= 0; i += 2, j -= 2) {
+    out[i] = pts[j];
+    out[i + 1] = pts[j + 1];
+  }
+  return out;
+}
+
+function checkRing(ring: number[], label: string): string | null {
+  const n = ring.length / 2;
+  if (n < 4) return `${label} has ${n} positions; a closed ring needs at least 4`;
+  const l = ring.length;
+  if (ring[0] !== ring[l - 2] || ring[1] !== ring[l - 1]) {
+    return `${label} is not closed (first point ${ring[0]} ${ring[1]} ≠ last point ${ring[l - 2]} ${ring[l - 1]})`;
+  }
+  return null;
+}
+
+/**
+ * Returns an unshared copy: V8 slices keep their parent alive, so a short id or excerpt cut
+ * from a 64 KB piece would otherwise pin the whole piece for as long as the caller keeps it.
+ */
+function detach(s: string): string {
+  return s.length < 13 ? s : structuredClone(s);
+}
+
+function attr(tag: SaxesTagNS, name: string): string | undefined {
+  return tag.attributes[name]?.value;
+}
+
+class TeigParser {
+  readonly out: TeigRecord[] = [];
+  private readonly sax: SaxesParser<{ xmlns: true }>;
+
+  private depth = 0;
+  private readonly locals: string[] = [];
+  private readonly srsAt: (string | undefined)[] = [];
+  private readonly dimAt: (string | undefined)[] = [];
+  private readonly crsCache = new Map<string, CrsInfo | string>();
+
+  private count = 0;
+  private f: FeatureState | null = null;
+  private teigDepth = 0;
+  private section = Section.Other;
+
+  private field = Field.None;
+  private fieldDepth = 0;
+  private text = '';
+
+  private unit: UnitParts | null = null;
+  private unitDepth = 0;
+  private propUnits: UnitParts[] = [];
+  private propHoved: boolean | null = null;
+
+  // Geometry under område
+  private poly = false;
+  private exterior: number[] | null = null;
+  private holes: number[][] = [];
+  private ring: number[] | null = null;
+  private member: number[] | null = null;
+  private memberReversed = false;
+  private seg: number[] | null = null;
+  private posDim = 2;
+
+  // The most recent pieces (at least KEEP chars before the current one), so a feature's raw
+  // excerpt can be cut from the source text even when its start tag straddles pieces.
+  private readonly recent: string[] = [];
+  private recentStart = 0;
+  private recentLen = 0;
+
+  constructor() {
+    this.sax = new SaxesParser({ xmlns: true, position: true });
+    this.sax.on('opentag', (tag) => this.onOpen(tag));
+    this.sax.on('closetag', (tag) => this.onClose(tag));
+    this.sax.on('text', (t) => {
+      if (this.field !== Field.None) this.text += t;
+    });
+    this.sax.on('cdata', (t) => {
+      if (this.field !== Field.None) this.text += t;
+    });
+    this.sax.on('error', (err) => {
+      const detail = err.message.replace(/^\d+:\d+: /, '');
+      throw new TeigGmlError(
+        `Malformed or truncated GML at line ${this.sax.line}, column ${this.sax.column}: ${detail}`,
+      );
+    });
+  }
+
+  write(piece: string): void {
+    const recent = this.recent;
+    recent.push(piece);
+    this.recentLen += piece.length;
+    while (recent.length > 1 && this.recentLen - recent[0].length - piece.length >= KEEP) {
+      const dropped = recent.shift()!;
+      this.recentStart += dropped.length;
+      this.recentLen -= dropped.length;
+    }
+    const f = this.f;
+    if (f !== null && f.raw.length < RAW_CAP) f.raw += piece.slice(0, RAW_CAP - f.raw.length);
+    this.sax.write(piece);
+  }
+
+  close(): void {
+    this.sax.close();
+  }
+
+  /** Source text between absolute positions, as far as the recent pieces still hold it. */
+  private sliceAbs(from: number, to: number): string {
+    let out = '';
+    let start = this.recentStart;
+    for (const piece of this.recent) {
+      const end = start + piece.length;
+      if (end > from && start < to) out += piece.slice(Math.max(0, from - start), to - start);
+      start = end;
+    }
+    return out;
+  }
+
+  /** Absolute position of the last '<' before `pos`. */
+  private lastOpenBracket(pos: number): number {
+    let end = this.recentStart + this.recentLen;
+    for (let i = this.recent.length - 1; i >= 0; i--) {
+      const piece = this.recent[i];
+      const start = end - piece.length;
+      if (start < pos) {
+        const at = piece.lastIndexOf('<', pos - 1 - start);
+        if (at >= 0) return start + at;
+      }
+      end = start;
+    }
+    return this.recentStart;
+  }
+
+  private reject(reason: string): void {
+    if (this.f !== null && this.f.reject === null) this.f.reject = reason;
+  }
+
+  private capture(field: Field): void {
+    this.field = field;
+    this.fieldDepth = this.depth;
+    this.text = '';
+  }
+
+  private lookup(stack: (string | undefined)[]): string | undefined {
+    for (let d = this.depth; d >= 0; d--) {
+      const v = stack[d];
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  }
+
+  private crsFor(srsName: string): CrsInfo | string {
+    let info = this.crsCache.get(srsName);
+    if (info === undefined) {
+      try {
+        const srid = parseSrid(srsName);
+        info = SUPPORTED_SRIDS.includes(srid)
+          ? { srid, latFirst: isLatitudeFirst(srsName, srid) }
+          : `EPSG:${srid} is not a supported coordinate reference system (srsName "${srsName}")`;
+      } catch (e) {
+        if (!(e instanceof UnknownCrsError)) throw e;
+        info = e.message;
+      }
+      this.crsCache.set(srsName, info);
+    }
+    return info;
+  }
+
+  private onOpen(tag: SaxesTagNS): void {
+    const d = ++this.depth;
+    const local = tag.local;
+    this.locals[d] = local;
+    const srsName = attr(tag, 'srsName');
+    if (srsName !== undefined) {
+      this.srsAt[d] = srsName;
+      // An Envelope in boundedBy states the CRS of the element that owns the boundedBy.
+      if ((local === 'Envelope' || local === 'EnvelopeWithTimePeriod') && d >= 2 && this.locals[d - 1] === 'boundedBy') {
+        if (this.srsAt[d - 2] === undefined) this.srsAt[d - 2] = srsName;
+      }
+    }
+    const dim = attr(tag, 'srsDimension');
+    if (dim !== undefined) this.dimAt[d] = dim;
+
+    const f = this.f;
+    if (f === null) {
+      if (local === 'Teig') this.openTeig(tag);
+      return;
+    }
+    if (d === this.teigDepth + 1) {
+      this.openTopLevel(local);
+      return;
+    }
+    if (f.reject !== null) return;
+    switch (this.section) {
+      case Section.Omrade:
+        this.openGeometry(tag, local);
+        break;
+      case Section.Ident:
+        if (local === 'lokalId') this.capture(Field.LokalId);
+        break;
+      case Section.IdentTeig:
+        if (local === 'teigId') this.capture(Field.TeigId);
+        break;
+      case Section.Enhet:
+        this.openUnitPart(local, d);
+        break;
+      default:
+        if (local === 'lagretBeregnetAreal') this.capture(Field.Area);
+    }
+  }
+
+  private openTeig(tag: SaxesTagNS): void {
+    const rawStart = this.lastOpenBracket(this.sax.position);
+    const f = new FeatureState(++this.count, rawStart);
+    f.raw = this.sliceAbs(rawStart, rawStart + RAW_CAP);
+    for (const key in tag.attributes) {
+      const a = tag.attributes[key];
+      if (a.local === 'id') f.gmlId = a.value;
+    }
+    this.f = f;
+    this.teigDepth = this.depth;
+    this.section = Section.Other;
+  }
+
+  private openTopLevel(local: string): void {
+    this.section = Section.Other;
+    switch (local) {
+      case 'område':
+      case 'omrade':
+        this.section = Section.Omrade;
+        break;
+      case 'identifikasjon':
+        this.section = Section.Ident;
+        break;
+      case 'identTeig':
+        this.section = Section.IdentTeig;
+        break;
+      case 'matrikkelenhet':
+        this.section = Section.Enhet;
+        this.propUnits = [];
+        this.propHoved = null;
+        break;
+      case 'kommunenummer':
+        this.capture(Field.Kommune);
+        break;
+      case 'matrikkelnummerTekst':
+        this.capture(Field.MatrTekst);
+        break;
+      case 'lagretBeregnetAreal':
+        this.capture(Field.Area);
+        break;
+      case 'teigId':
+        this.capture(Field.TeigId);
+        break;
+    }
+  }
+
+  private openUnitPart(local: string, d: number): void {
+    if (this.unit === null) {
+      if (local === 'Matrikkelenhet') {
+        this.unit = emptyUnit();
+        this.unitDepth = d;
+      } else if (local === 'hovedteig' || local === 'hovedområde' || local === 'hovedomrade') {
+        this.capture(Field.PropHoved);
+      }
+      return;
+    }
+    switch (local) {
+      case 'kommunenummer': this.capture(Field.UKommune); break;
+      case 'gardsnummer': this.capture(Field.UGnr); break;
+      case 'bruksnummer': this.capture(Field.UBnr); break;
+      case 'festenummer': this.capture(Field.UFnr); break;
+      case 'seksjonsnummer': this.capture(Field.USnr); break;
+      case 'hovedteig':
+      case 'hovedområde':
+      case 'hovedomrade':
+        this.capture(Field.UHoved);
+        break;
+    }
+  }
+
+  private openGeometry(tag: SaxesTagNS, local: string): void {
+    switch (local) {
+      case 'Polygon':
+      case 'PolygonPatch': {
+        if (this.poly) return;
+        const srsName = this.lookup(this.srsAt);
+        if (srsName === undefined) return this.reject('geometry has no srsName, and none is inherited from an envelope or ancestor');
+        const crs = this.crsFor(srsName);
+        if (typeof crs === 'string') return this.reject(crs);
+        const f = this.f!;
+        if (f.crs === null) f.crs = crs;
+        else if (f.crs.srid !== crs.srid || f.crs.latFirst !== crs.latFirst) {
+          return this.reject(`polygons use different coordinate reference systems (EPSG:${f.crs.srid} and EPSG:${crs.srid})`);
+        }
+        this.poly = true;
+        this.exterior = null;
+        this.holes = [];
+        return;
+      }
+      case 'exterior':
+      case 'interior':
+        if (this.poly) this.ring = [];
+        return;
+      case 'LinearRing':
+        if (this.ring !== null) this.seg = this.ring;
+        return;
+      case 'curveMember':
+        if (this.ring !== null) {
+          this.member = [];
+          this.memberReversed = false;
+        }
+        return;
+      case 'OrientableCurve':
+        if (this.member !== null && attr(tag, 'orientation') === '-') this.memberReversed = !this.memberReversed;
+        return;
+      case 'LineString':
+      case 'LineStringSegment':
+        if (this.ring !== null && this.seg !== this.ring) this.seg = [];
+        return;
+      case 'posList':
+      case 'pos': {
+        if (this.ring === null) return;
+        const dimText = this.lookup(this.dimAt);
+        const dim = dimText === undefined ? 2 : Number(dimText);
+        if (dim !== 2 && dim !== 3) return this.reject(`unsupported srsDimension "${dimText}" (expected 2 or 3)`);
+        this.posDim = dim;
+        this.capture(local === 'pos' ? Field.Pos : Field.PosList);
+        return;
+      }
+      case 'coordinates':
+        if (this.ring !== null) this.reject('gml:coordinates is not supported; expected gml:posList or gml:pos');
+        return;
+      default:
+        if (this.ring !== null && NON_LINEAR_SEGMENTS.has(local)) this.reject(`unsupported curve segment gml:${local} in a ring`);
+    }
+  }
+
+  private onClose(tag: SaxesTagNS): void {
+    const d = this.depth--;
+    this.srsAt[d] = undefined;
+    this.dimAt[d] = undefined;
+    const f = this.f;
+    if (f === null) return;
+    if (this.field !== Field.None && d === this.fieldDepth) this.storeField(f);
+    if (d === this.teigDepth) {
+      this.closeTeig(f);
+      return;
+    }
+    const local = tag.local;
+    if (d === this.teigDepth + 1) {
+      if (this.section === Section.Enhet) this.closeUnitProperty(f);
+      this.section = Section.Other;
+      this.resetGeometry();
+      return;
+    }
+    if (this.section === Section.Enhet) {
+      if (this.unit !== null && d === this.unitDepth) {
+        this.propUnits.push(this.unit);
+        this.unit = null;
+      }
+      return;
+    }
+    if (this.section === Section.Omrade && f.reject === null) this.closeGeometry(f, local);
+  }
+
+  private storeField(f: FeatureState): void {
+    const field = this.field;
+    const text = this.text;
+    this.field = Field.None;
+    this.text = '';
+    const unit = this.unit;
+    switch (field) {
+      case Field.LokalId: f.lokalId ??= text.trim(); break;
+      case Field.TeigId: f.teigId ??= text.trim(); break;
+      case Field.Kommune: f.kommunenummer = text.trim(); break;
+      case Field.MatrTekst: f.matrikkelnummerTekst = text.trim(); break;
+      case Field.Area: f.area = text.trim(); break;
+      case Field.UKommune: if (unit) unit.kommunenummer ??= text; break;
+      case Field.UGnr: if (unit) unit.gardsnummer ??= text; break;
+      case Field.UBnr: if (unit) unit.bruksnummer ??= text; break;
+      case Field.UFnr: if (unit) unit.festenummer ??= text; break;
+      case Field.USnr: if (unit) unit.seksjonsnummer ??= text; break;
+      case Field.UHoved: if (unit) unit.hoved ??= parseBool(text); break;
+      case Field.PropHoved: this.propHoved = parseBool(text); break;
+      case Field.PosList:
+      case Field.Pos: this.storeCoords(f, text, field === Field.Pos); break;
+    }
+  }
+
+  private storeCoords(f: FeatureState, text: string, single: boolean): void {
+    if (this.ring === null || f.crs === null) return;
+    const latFirst = f.crs.latFirst;
+    // Points of a LinearRing, or of the current curve segment, extend it directly;
+    // a bare posList in a curve member is a segment of its own.
+    if (this.seg !== null || single) {
+      const target = this.seg ?? this.member ?? this.ring;
+      const err = parseCoords(text, this.posDim, latFirst, target, single);
+      if (err !== null) this.reject(err);
+      return;
+    }
+    const pts: number[] = [];
+    const err = parseCoords(text, this.posDim, latFirst, pts, false);
+    if (err !== null) return this.reject(err);
+    appendSegment(this.member ?? this.ring, pts);
+  }
+
+  private closeGeometry(f: FeatureState, local: string): void {
+    switch (local) {
+      case 'LineString':
+      case 'LineStringSegment':
+        if (this.seg !== null && this.seg !== this.ring) {
+          appendSegment(this.member ?? this.ring!, this.seg);
+          this.seg = null;
+        }
+        return;
+      case 'LinearRing':
+        this.seg = null;
+        return;
+      case 'curveMember':
+        if (this.member !== null && this.ring !== null) {
+          appendSegment(this.ring, this.memberReversed ? reversePairs(this.member) : this.member);
+        }
+        this.member = null;
+        return;
+      case 'exterior':
+      case 'interior': {
+        const ring = this.ring;
+        if (ring === null) return;
+        this.ring = null;
+        const polyNo = f.polygons.length + 1;
+        const label = local === 'exterior'
+          ? `exterior ring of polygon ${polyNo}`
+          : `interior ring ${this.holes.length + 1} of polygon ${polyNo}`;
+        const err = checkRing(ring, label);
+        if (err !== null) return this.reject(err);
+        if (local === 'exterior') this.exterior = ring;
+        else this.holes.push(ring);
+        return;
+      }
+      case 'Polygon':
+      case 'PolygonPatch':
+        if (!this.poly) return;
+        this.poly = false;
+        if (this.exterior === null) return this.reject(`polygon ${f.polygons.length + 1} has no exterior ring`);
+        f.polygons.push([this.exterior, ...this.holes]);
+        this.exterior = null;
+        this.holes = [];
+        return;
+    }
+  }
+
+  private resetGeometry(): void {
+    this.poly = false;
+    this.exterior = null;
+    this.holes = [];
+    this.ring = null;
+    this.member = null;
+    this.seg = null;
+  }
+
+  private closeUnitProperty(f: FeatureState): void {
+    if (this.unit !== null) this.propUnits.push(this.unit);
+    this.unit = null;
+    for (const u of this.propUnits) {
+      if (u.hoved === null) u.hoved = this.propHoved;
+      f.units.push(u);
+    }
+    this.propUnits = [];
+  }
+
+  private closeTeig(f: FeatureState): void {
+    const end = this.sax.position;
+    if (f.raw.length > end - f.rawStart) f.raw = f.raw.slice(0, Math.max(0, end - f.rawStart));
+    this.f = null;
+    this.field = Field.None;
+    this.section = Section.Other;
+    this.unit = null;
+    this.propUnits = [];
+    this.resetGeometry();
+    f.raw = detach(f.raw);
+    const reason = f.reject ?? this.validate(f);
+    if (typeof reason === 'string') {
+      this.out.push({ kind: 'reject', position: f.position, reason: detach(reason), raw: f.raw });
+    } else {
+      this.out.push({ kind: 'feature', feature: reason });
+    }
+  }
+
+  /** Returns the finished feature, or the reason it must be rejected. */
+  private validate(f: FeatureState): TeigFeature | string {
+    if (f.polygons.length === 0) return 'no geometry: område holds no polygon';
+    if (f.units.length === 0) return 'no matrikkelenhet';
+    const lokalId = detach(f.lokalId || f.teigId || f.gmlId || '');
+    if (!lokalId) return 'no identifier (lokalId, teigId or gml:id)';
+
+    let teigKommune: string | null = null;
+    if (f.kommunenummer !== null && f.kommunenummer !== '') {
+      try {
+        teigKommune = normalizeMunicipality(f.kommunenummer);
+      } catch (e) {
+        if (e instanceof CadastreIdError) return `teig ${e.message}`;
+        throw e;
+      }
+    }
+
+    let anyDeclared = false;
+    for (const u of f.units) if (u.hoved !== null) anyDeclared = true;
+    const units: TeigUnitRef[] = [];
+    for (let i = 0; i < f.units.length; i++) {
+      const parts = f.units[i];
+      let unit;
+      try {
+        unit = unitFromParts({
+          kommunenummer: parts.kommunenummer ?? teigKommune,
+          gardsnummer: parts.gardsnummer,
+          bruksnummer: parts.bruksnummer,
+          festenummer: parts.festenummer,
+          seksjonsnummer: parts.seksjonsnummer,
+        });
+      } catch (e) {
+        if (e instanceof CadastreIdError) return `matrikkelenhet ${i + 1}: ${e.message}`;
+        throw e;
+      }
+      const isMainParcel = anyDeclared ? parts.hoved === true : i === 0;
+      const cadastreId = formatCadastreId(unit);
+      // Units per teig are few, so a linear scan beats building a Map.
+      const dup = units.find((u) => u.cadastreId === cadastreId);
+      if (dup) {
+        dup.isMainParcel ||= isMainParcel;
+        continue;
+      }
+      units.push({
+        kommunenummer: unit.kommunenummer,
+        gardsnummer: unit.gardsnummer,
+        bruksnummer: unit.bruksnummer,
+        festenummer: unit.festenummer,
+        seksjonsnummer: unit.seksjonsnummer,
+        cadastreId,
+        isMainParcel,
+      });
+    }
+
+    let storedAreaM2: number | null = null;
+    if (f.area !== null && f.area !== '') {
+      const v = Number(f.area);
+      if (Number.isFinite(v)) storedAreaM2 = v;
+    }
+
+    return {
+      position: f.position,
+      lokalId,
+      srid: f.crs!.srid,
+      polygons: f.polygons,
+      units,
+      kommunenummer: teigKommune ?? units[0].kommunenummer,
+      matrikkelnummerTekst: f.matrikkelnummerTekst ? detach(f.matrikkelnummerTekst) : null,
+      storedAreaM2,
+      raw: f.raw,
+    };
+  }
+}
+
+/** Byte offset of the first byte that cannot start or continue a UTF-8 sequence (approximate; for messages). */
+function firstBadUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    let need = 0;
+    if (b < 0x80) continue;
+    else if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) need = 2;
+    else if (b >= 0xf0 && b <= 0xf4) need = 3;
+    else return i;
+    for (let k = 1; k <= need; k++) {
+      if (i + k >= bytes.length) return -1; // may continue in the next chunk
+      if ((bytes[i + k] & 0xc0) !== 0x80) return i;
+    }
+    i += need;
+  }
+  return -1;
+}
+
+function encodingError(byteOffset: number, declared: string | null): TeigGmlError {
+  const hint = declared && !/^utf-?8$/i.test(declared)
+    ? ` (the XML declaration says encoding="${declared}")`
+    : ' (it looks like a single-byte encoding such as ISO-8859-1/Latin-1)';
+  return new TeigGmlError(
+    `Teig GML is not valid UTF-8: invalid byte sequence at byte ${byteOffset}${hint}; re-encode the file as UTF-8`,
+  );
+}
+
+/**
+ * Streams `Teig` features out of a GML document, one record per Teig as soon as its end
+ * tag has been read. Bad features become `reject` records; a document that is not
+ * well-formed XML or not UTF-8 throws a TeigGmlError.
+ */
+export async function* readTeigFeatures(
+  input: NodeJS.ReadableStream | AsyncIterable<Buffer | string>,
+): AsyncGenerator<TeigRecord> {
+  const parser = new TeigParser();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let byteOffset = 0;
+  let first = true;
+  let declared: string | null = null;
+
+  for await (const chunk of input as AsyncIterable<Buffer | Uint8Array | string>) {
+    let text: string;
+    if (typeof chunk === 'string') {
+      text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+    } else {
+      if (first) {
+        const head = Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.length, 200)).toString('latin1');
+        declared = /^(?:\uFEFF|ï»¿)?<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ?? null;
+      }
+      try {
+        text = decoder.decode(chunk, { stream: true });
+      } catch {
+        const at = firstBadUtf8(chunk);
+        throw encodingError(byteOffset + Math.max(0, at), declared);
+      }
+      byteOffset += chunk.length;
+    }
+    first = false;
+    for (let i = 0; i < text.length; i += PIECE) {
+      parser.write(text.length <= PIECE ? text : text.slice(i, i + PIECE));
+      if (parser.out.length > 0) yield* parser.out.splice(0);
+    }
+  }
+  let tail: string;
+  try {
+    tail = decoder.decode();
+  } catch {
+    throw encodingError(byteOffset, declared);
+  }
+  if (tail) parser.write(tail);
+  parser.close();
+  if (parser.out.length > 0) yield* parser.out.splice(0);
+}

@@ -1,0 +1,110 @@
+import type { CellValue, ParsedRecord, SourceAdapter, StagingContext } from '../source-adapter.js';
+import { readTeigFeatures, type TeigFeature } from '../formats/teig-gml.js';
+import { transformTo } from '../geo/reproject.js';
+import { multiPolygonEwkt } from '../geo/ewkt.js';
+import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { repairInvalidPolygons } from '../publish/repair-polygons.js';
+
+/** Areas are measured in the file's own UTM zone when it has one, else in UTM 33 (Norway's national zone). */
+const AREA_SQL = `ST_Area(ST_Transform(s.geom, CASE WHEN s.source_srid IN (25832, 25833, 25835) THEN s.source_srid ELSE 25833 END))`;
+
+const PARCEL_MERGE: TableMerge = {
+  liveTable: 'parcel',
+  keyColumn: 'parcel_id',
+  columns: {
+    municipality_code: 's.municipality_code',
+    geom: 's.geom',
+    area_m2: AREA_SQL,
+    stored_area_m2: 's.stored_area_m2',
+    source_srid: 's.source_srid',
+  },
+};
+
+const PROPERTY_MERGE: TableMerge = {
+  liveTable: 'property',
+  keyColumn: 'cadastre_id',
+  columns: { municipality_code: 's.municipality_code', property_type: 's.property_type' },
+};
+
+function featureValues(feature: TeigFeature): CellValue[] {
+  const units = feature.units.map((unit) => unit.cadastreId);
+  const main = feature.units.filter((unit) => unit.isMainParcel).map((unit) => unit.cadastreId);
+  return [
+    feature.lokalId,
+    feature.kommunenummer,
+    multiPolygonEwkt(feature.polygons, transformTo(feature.srid)),
+    feature.storedAreaM2,
+    feature.srid,
+    units,
+    main,
+  ];
+}
+
+async function* readTeig(input: NodeJS.ReadableStream): AsyncGenerator<ParsedRecord> {
+  for await (const record of readTeigFeatures(input)) {
+    if (record.kind === 'reject') yield record;
+    else yield { kind: 'row', position: record.feature.position, values: featureValues(record.feature) };
+  }
+}
+
+/**
+ * Publishes parcels, their links to units, and the units (properties) they name. Links change
+ * only when their parcel's hash changes, so only changed parcels have their links rewritten.
+ */
+async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: Parameters<SourceAdapter['publish']>[1]) {
+  const parcels = await mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId);
+
+  await client.query(
+    `DELETE FROM parcel_property link USING parcel p
+     WHERE p.country = $1 AND p.published_run_id = $2 AND link.country = p.country AND link.parcel_id = p.parcel_id`,
+    [scope.country, runId],
+  );
+  const links = await client.query(
+    `INSERT INTO parcel_property (country, parcel_id, cadastre_id, is_main_parcel)
+     SELECT DISTINCT ON (s.parcel_id, unit) $1, s.parcel_id, unit, unit = ANY (s.main_units)
+     FROM ${stagingTable} s
+     JOIN parcel p ON p.country = $1 AND p.parcel_id = s.parcel_id AND p.published_run_id = $2
+     CROSS JOIN LATERAL unnest(s.units) AS unit`,
+    [scope.country, runId],
+  );
+
+  // Units named by the snapshot, typed from their numbers: section > leasehold > freehold.
+  await client.query(`DROP TABLE IF EXISTS pg_temp.staged_property`);
+  await client.query(
+    `CREATE TEMP TABLE staged_property ON COMMIT DROP AS
+     SELECT cadastre_id, split_part(cadastre_id, '-', 1) AS municipality_code,
+            CASE WHEN split_part(cadastre_id, '-', 5) <> '0' THEN 'EIERSEKSJON'
+                 WHEN split_part(cadastre_id, '-', 4) <> '0' THEN 'FESTEGRUNN'
+                 ELSE 'GRUNNEIENDOM' END AS property_type,
+            md5(cadastre_id)::uuid AS row_hash
+     FROM (SELECT DISTINCT unnest(units) AS cadastre_id FROM ${stagingTable}) units`,
+  );
+  const properties = await mergeTable(client, 'pg_temp.staged_property', PROPERTY_MERGE, scope, runId);
+  return { ...parcels, tables: { parcel: parcels, parcel_property: { inserted: links.rowCount ?? 0, updated: 0, deleted: 0 }, property: properties } };
+}
+
+/** Kartverket Matrikkelen Eiendomskart Teig (GML 3.2): parcel polygons and the units they belong to. */
+export const noCadastre: SourceAdapter = {
+  id: 'no-cadastre',
+  country: 'NO',
+  title: 'Kartverket Matrikkelen Eiendomskart Teig (GML)',
+  defaultInput:
+    'https://nedlasting.geonorge.no/geonorge/Basisdata/MatrikkelenEiendomskartTeig/GML/Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip',
+  inputFileName: 'Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip',
+  zipEntry: /\.gml$/i,
+  stagingColumns: [
+    { name: 'parcel_id', type: 'text' },
+    { name: 'municipality_code', type: 'text' },
+    { name: 'geom', type: 'geometry' },
+    { name: 'stored_area_m2', type: 'double precision' },
+    { name: 'source_srid', type: 'integer' },
+    { name: 'units', type: 'text[]' },
+    { name: 'main_units', type: 'text[]' },
+  ],
+  keyColumns: ['parcel_id'],
+  parse: (input) => readTeig(input),
+  repairStaged: (context) => repairInvalidPolygons(context),
+  countLive: (client, scope) => countLiveRows(client, 'parcel', scope),
+  publish: publishCadastre,
+};
+

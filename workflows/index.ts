@@ -1,0 +1,2 @@
+export { ingestSource } from './ingest-source.js';
+export { nightlyRefresh, backfill } from './refresh.js';

@@ -1,0 +1,69 @@
+import { executeChild, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import type * as activities from '../activities/index.js';
+import type { RunKind, RunSummary } from '../activities/types.js';
+import type { Country } from '../sources/source-adapter.js';
+import { ingestSource } from './ingest-source.js';
+import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from './search-attributes.js';
+
+const { planRun, startSourceRun, finishRun } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 10 },
+});
+
+export interface RefreshInput {
+  /** Given by the CLI so it can follow the run; generated when a schedule starts the workflow. */
+  runId?: string;
+  country?: Country;
+  sources?: string[];
+  force?: boolean;
+}
+
+export interface BackfillInput {
+  runId?: string;
+  sourceId: string;
+  input: string;
+  expectedSha256?: string;
+  force?: boolean;
+}
+
+/** `r20261121-020000-1a2b3c`: sortable, and unique without a round trip. */
+function newRunId(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `r${stamp}-${uuid4().slice(0, 6)}`;
+}
+
+export const ingestWorkflowId = (sourceId: string, runId: string) => `ingest-${sourceId}-${runId}`;
+
+async function runSources(kind: RunKind, runId: string, request: { country?: Country; sources?: string[]; force: boolean; input?: string; expectedSha256?: string }): Promise<RunSummary> {
+  upsertSearchAttributes([{ key: RUN_ID_KEY, value: runId }]);
+  const planned = await planRun({ runId, kind, workflowId: workflowInfo().workflowId, country: request.country, sources: request.sources, force: request.force });
+  // Sources are independent until derive: ingest them side by side, one child workflow each.
+  await Promise.all(
+    planned.map(async ({ sourceId, country }) => {
+      await startSourceRun({ runId, sourceId, country });
+      return executeChild(ingestSource, {
+        workflowId: ingestWorkflowId(sourceId, runId),
+        args: [{ runId, sourceId, input: request.input, expectedSha256: request.expectedSha256, force: request.force }],
+        typedSearchAttributes: [
+          { key: SOURCE_KEY, value: sourceId },
+          { key: COUNTRY_KEY, value: country },
+          { key: RUN_ID_KEY, value: runId },
+        ],
+      });
+    }),
+  );
+  return finishRun({ runId });
+}
+
+/** The nightly refresh (and `nordprop refresh`): every selected source from its configured input. */
+export async function nightlyRefresh(input: RefreshInput = {}): Promise<RunSummary> {
+  const runId = input.runId ?? newRunId();
+  const kind: RunKind = input.runId ? 'refresh' : 'nightly';
+  return runSources(kind, runId, { country: input.country, sources: input.sources, force: input.force ?? false });
+}
+
+/** One source from an explicit file or URL, e.g. to reload history or a corrected extract. */
+export async function backfill(input: BackfillInput): Promise<RunSummary> {
+  const runId = input.runId ?? newRunId();
+  return runSources('backfill', runId, { sources: [input.sourceId], force: input.force ?? false, input: input.input, expectedSha256: input.expectedSha256 });
+}
