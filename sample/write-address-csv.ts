@@ -13,7 +13,7 @@ export const ADDRESS_CSV_EPSG = 25833;
 export const DATAUTTAKSDATO = '02.01.2025 05:31:17';
 
 /** The twelve atkomst / sommeratkomst / vinteratkomst columns, always empty in the real file. */
-const EMPTY_ACCESS_COLUMNS = ';;;;;;;;;;;';
+const EMPTY_ACCESS_COLUMNS = ';'.repeat(12);
 
 const text = (value: string | number | null): string => (value === null ? '' : String(value));
 

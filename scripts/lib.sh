@@ -11,8 +11,11 @@
 # This file does not change the caller's shell options.
 #
 # Environment knobs (all optional):
-#   TEMPORAL_PORT (7233)  TEMPORAL_UI_PORT (8233)  TEMPORAL_START_TIMEOUT (60 s)
+#   TEMPORAL_PORT (7233)  TEMPORAL_UI_PORT (TEMPORAL_PORT+1000, so 8233)
+#   TEMPORAL_START_TIMEOUT (60 s)
 #   SERVICE_STAMP         version stamp for background_service_start
+#   SERVICE_READY_PATTERN (ERE) / SERVICE_READY_TIMEOUT (60 s): background_service_start
+#                         also waits for a matching line in the new process's log
 #   NORDPROP_FORCE_BUILD=1  run tsc even when no source looks newer than dist/
 
 if [[ -n "${_NORDPROP_LIB_LOADED:-}" ]]; then
@@ -238,8 +241,10 @@ _np_npm_ci() {
   _np_say "npm ci (node_modules missing or package-lock.json changed)"
   out="$(mktemp)" || return 1
   (cd "$root" && npm ci --no-audit --no-fund) >"$out" 2>&1 || rc=$?
-  cat "$out" >&2
-  if (( rc != 0 )) && grep -q 'can only install packages when your package.json and package-lock.json' "$out"; then
+  if (( rc == 0 )); then
+    grep -v -e '^npm warn' -e '^$' "$out" >&2 || true
+  elif grep -q 'can only install packages when your package.json and package-lock.json' "$out"; then
+    grep -m 3 '^npm error Missing' "$out" >&2 || true
     # npm >= 11.6.2 rejects a lock that lacks platform packages the registry never
     # published (npm/cli#8805; here @swc/core's darwin/win builds). npm install
     # accepts the same lock; package-lock.json is put back byte for byte after it.
@@ -253,9 +258,11 @@ _np_npm_ci() {
       _np_say "WARNING: npm install wanted to change package-lock.json; restored it (regenerate the lock)"
     fi
     rm -f "$backup"
+  else
+    tail -n 30 "$out" >&2
   fi
   rm -f "$out"
-  (( rc == 0 )) || { _np_err "npm ci failed"; return 1; }
+  (( rc == 0 )) || { _np_err "installing node_modules failed"; return 1; }
   printf '%s\n' "$sum" >"$stamp"
 }
 
@@ -269,8 +276,9 @@ _np_tsc() {
   local root=$_NP_ROOT stamp=$_NP_ROOT/dist/.nordprop-build.stamp marker newer=""
   if [[ -z "${NORDPROP_FORCE_BUILD:-}" && -f "$stamp" ]]; then
     # Any source/config file (or directory, for deletions) newer than the last good build?
+    # (test/ is outside tsconfig "include": vitest compiles it itself.)
     newer="$(cd "$root" && find . \
-      \( -path ./node_modules -o -path ./dist -o -path ./.git -o -path ./.data -o -path ./.tools -o -path ./data \) -prune -o \
+      \( -path ./node_modules -o -path ./dist -o -path ./.git -o -path ./.data -o -path ./.tools -o -path ./data -o -path ./test \) -prune -o \
       \( -type d -o -name '*.ts' -o -name '*.mts' -o -name '*.cts' -o -name '*.js' -o -name '*.json' \) \
       -newer "$stamp" -print -quit 2>/dev/null)" || true
     if [[ -z "$newer" && ! "$root/node_modules/.nordprop-lock.sha256" -nt "$stamp" ]]; then
@@ -346,6 +354,22 @@ ensure_temporal_cli() {
   export TEMPORAL_CLI
 }
 
+# State (SQLite file, log, pid) of the dev server on port $1: .data/temporal for the
+# default port 7233, .data/temporal-PORT for any other, so servers never share files.
+_np_temporal_dir() {
+  if [[ "$1" == 7233 ]]; then
+    printf '%s\n' "$_NP_ROOT/.data/temporal"
+  else
+    printf '%s\n' "$_NP_ROOT/.data/temporal-$1"
+  fi
+}
+
+# UI port: $TEMPORAL_UI_PORT, else frontend port + 1000 (8233 for 7233), as the CLI does.
+_np_temporal_ui_port() {
+  local port=${TEMPORAL_PORT:-7233}
+  printf '%s\n' "${TEMPORAL_UI_PORT:-$(( port + 1000 ))}"
+}
+
 _np_temporal_ready() {
   local port=$1
   _np_port_open "$port" || return 1
@@ -369,11 +393,13 @@ _np_temporal_search_attributes() {
 }
 
 _np_temporal_start() {
-  local root=$_NP_ROOT port=${TEMPORAL_PORT:-7233} ui_port=${TEMPORAL_UI_PORT:-8233}
+  local root=$_NP_ROOT port=${TEMPORAL_PORT:-7233} ui_port
+  ui_port="$(_np_temporal_ui_port)"
   local timeout=${TEMPORAL_START_TIMEOUT:-60}
-  local dir=$root/.data/temporal
+  local dir
+  dir="$(_np_temporal_dir "$port")"
   local pidfile=$dir/server.pid logfile=$dir/server.log
-  local ui="http://127.0.0.1:$ui_port" t0 sa
+  local ui="http://127.0.0.1:$ui_port" t0 sa started
 
   if _np_port_open "$port" || _np_running_pid "$pidfile" >/dev/null; then
     # Served already (by us, a colleague, or a server still starting): reuse it.
@@ -386,6 +412,7 @@ _np_temporal_start() {
       sleep 1
     done
     _np_temporal_search_attributes "$port" || return 1
+    _np_port_open "$ui_port" || ui="none on port $ui_port"
     _np_say "Temporal dev server already running on 127.0.0.1:$port (UI $ui)"
     return 0
   fi
@@ -404,7 +431,7 @@ _np_temporal_start() {
   done
   _np_say "starting Temporal dev server on 127.0.0.1:$port (log $logfile)"
   printf '=== %s start-dev pid-file %s\n' "$(date -Is)" "$pidfile" >>"$logfile"
-  t0=$SECONDS
+  t0=$SECONDS started=${EPOCHREALTIME/,/.}
   _np_spawn_detached "$root" "$pidfile" "$logfile" "$TEMPORAL_CLI" "${args[@]}" || return 1
   while (( SECONDS - t0 < timeout )); do
     if ! _np_running_pid "$pidfile" >/dev/null; then
@@ -414,10 +441,10 @@ _np_temporal_start() {
       return 1
     fi
     if _np_temporal_ready "$port"; then
-      _np_say "Temporal dev server ready in $(( SECONDS - t0 )) s on 127.0.0.1:$port; UI $ui"
+      _np_say "Temporal dev server ready in $(awk -v a="$started" -v b="${EPOCHREALTIME/,/.}" 'BEGIN{printf "%.1f", b-a}') s on 127.0.0.1:$port; UI $ui"
       return 0
     fi
-    sleep 0.5
+    sleep 0.2
   done
   tail -n 30 "$logfile" >&2
   _np_err "Temporal dev server not ready after $timeout s (log: $logfile); it is left running (pid $(cat "$pidfile" 2>/dev/null))"
@@ -437,25 +464,26 @@ temporal_dev_start() {
   export TEMPORAL_ADDRESS
 }
 
-# Stops the dev server started by temporal_dev_start (via its pid file).
+# Stops the dev server that temporal_dev_start started on $TEMPORAL_PORT (via its pid file).
 temporal_dev_stop() {
-  local pidfile=$_NP_ROOT/.data/temporal/server.pid pid
+  local port=${TEMPORAL_PORT:-7233} pidfile pid
+  pidfile="$(_np_temporal_dir "$port")/server.pid"
   if ! pid="$(_np_running_pid "$pidfile")"; then
     rm -f "$pidfile"
-    _np_say "Temporal dev server is not running (no live pid in $pidfile)"
+    _np_say "Temporal dev server on port $port is not running (no live pid in $pidfile)"
     return 0
   fi
-  _np_say "stopping Temporal dev server (pid $pid)"
+  _np_say "stopping Temporal dev server on port $port (pid $pid)"
   _np_stop_pidfile "$pidfile" 20
 }
 
-# Prints "running pid P on PORT", "port PORT served (not started by these scripts)" or "stopped";
-# returns 0 when the frontend port is served.
+# Says whether the dev server runs; returns 0 when the frontend port is served.
 temporal_dev_status() {
-  local port=${TEMPORAL_PORT:-7233} pid
-  if pid="$(_np_running_pid "$_NP_ROOT/.data/temporal/server.pid")"; then
+  local port=${TEMPORAL_PORT:-7233} pid pidfile
+  pidfile="$(_np_temporal_dir "$port")/server.pid"
+  if pid="$(_np_running_pid "$pidfile")"; then
     if _np_port_open "$port"; then
-      _np_say "Temporal dev server running (pid $pid) on 127.0.0.1:$port; UI http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}"
+      _np_say "Temporal dev server running (pid $pid) on 127.0.0.1:$port; UI http://127.0.0.1:$(_np_temporal_ui_port)"
       return 0
     fi
     _np_say "Temporal dev server pid $pid alive but port $port not open (starting?)"
@@ -465,7 +493,7 @@ temporal_dev_status() {
     _np_say "port $port is served, not by a server these scripts started"
     return 0
   fi
-  _np_say "Temporal dev server is stopped"
+  _np_say "Temporal dev server on port $port is stopped"
   return 1
 }
 
@@ -483,23 +511,42 @@ _np_service_start() {
   fi
   rm -f "$pidfile" "$stampfile"
   mkdir -p "$(dirname "$logfile")" || return 1
+  local offset
+  offset=$(( $(stat -c %s "$logfile" 2>/dev/null || echo 0) + 1 ))
   printf '=== %s start %s stamp=%s: %s\n' "$(date -Is)" "$name" "${want:-none}" "$*" >>"$logfile"
   _np_spawn_detached "$_NP_ROOT" "$pidfile" "$logfile" "$@" || return 1
   printf '%s\n' "$want" >"$stampfile"
   pid="$(cat "$pidfile")"
   sleep 2
   if ! _np_running_pid "$pidfile" >/dev/null; then
-    tail -n 40 "$logfile" >&2
+    tail -c "+$offset" "$logfile" | tail -n 40 >&2   # this start's output only
     rm -f "$pidfile" "$stampfile"
     _np_err "$name exited within 2 s (log: $logfile)"
     return 1
+  fi
+  if [[ -n "${SERVICE_READY_PATTERN:-}" ]]; then
+    # Optional: wait for a line in this start's output (e.g. the worker's "worker polling").
+    local t0=$SECONDS limit=${SERVICE_READY_TIMEOUT:-60}
+    until tail -c "+$offset" "$logfile" | grep -Eq -- "$SERVICE_READY_PATTERN"; do
+      if ! _np_running_pid "$pidfile" >/dev/null || (( SECONDS - t0 >= limit )); then
+        tail -c "+$offset" "$logfile" | tail -n 40 >&2
+        _np_stop_pidfile "$pidfile" 10 || true
+        rm -f "$pidfile" "$stampfile"
+        _np_err "$name did not log /$SERVICE_READY_PATTERN/ within $limit s; stopped it (log: $logfile)"
+        return 1
+      fi
+      sleep 0.5
+    done
+    _np_say "$name ready in $(( SECONDS - t0 + 2 )) s (pid $pid, log $logfile)"
+    return 0
   fi
   _np_say "$name started (pid $pid, log $logfile)"
 }
 
 # background_service_start NAME PIDFILE LOGFILE CMD...: starts CMD detached from
 # the repo root unless it already runs with the same $SERVICE_STAMP (a different
-# stamp restarts it). Fails, showing the log tail, if CMD dies within 2 s.
+# stamp restarts it). Fails, showing the log tail, if CMD dies within 2 s (or, with
+# SERVICE_READY_PATTERN set, does not log a matching line in time).
 background_service_start() {
   (( $# >= 4 )) || { _np_err "usage: background_service_start NAME PIDFILE LOGFILE CMD..."; return 1; }
   local key

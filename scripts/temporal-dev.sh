@@ -12,6 +12,6 @@ case "${1:-}" in
   status)  temporal_dev_status ;;
   *)
     echo "usage: $0 start|stop|restart|status" >&2
-    echo "  env: TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), TEMPORAL_START_TIMEOUT (60)" >&2
+    echo "  env: TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (port+1000), TEMPORAL_START_TIMEOUT (60)" >&2
     exit 2 ;;
 esac

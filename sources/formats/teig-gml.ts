@@ -82,6 +82,7 @@ class FeatureState {
   units: UnitParts[] = [];
   polygons: number[][][] = [];
   crs: CrsInfo | null = null;
+  sawOmrade = false;
   reject: string | null = null;
   raw = '';
   constructor(readonly position: number, readonly rawStart: number) {}
@@ -98,56 +99,73 @@ function parseBool(text: string): boolean | null {
   return null;
 }
 
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13;
-}
-
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 /**
- * Plain decimals (`-262517.36`) without allocating a token. An integer mantissa of at most
- * 15 digits divided by an exact power of ten is one correctly rounded operation, so the
- * result equals Number(token). Anything else (exponents, long mantissas) returns NaN for
- * the caller's general path.
+ * Single pass over plain decimals (`-262517.36`), allocating nothing per token. An integer
+ * mantissa of at most 15 digits divided by an exact power of ten is one correctly rounded
+ * operation, so each value equals Number(token). Returns how many numbers were read, or -1
+ * at anything else (exponents, long mantissas, junk) so the caller takes the general path.
  */
-function parseDecimal(text: string, start: number, end: number): number {
-  let i = start;
-  let negative = false;
-  let c = text.charCodeAt(i);
-  if (c === 45 || c === 43) {
-    negative = c === 45;
-    i++;
-  }
+function parseCoordsFast(text: string, dim: number, latFirst: boolean, out: number[]): number {
+  const len = text.length;
   let mantissa = 0;
   let digits = 0;
   let scale = 0;
   let dot = false;
-  for (; i < end; i++) {
-    c = text.charCodeAt(i);
+  let negative = false;
+  let inToken = false;
+  let count = 0;
+  let k = 0; // index within the current tuple
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i <= len; i++) {
+    const c = i < len ? text.charCodeAt(i) : 32;
     if (c >= 48 && c <= 57) {
       mantissa = mantissa * 10 + (c - 48);
       digits++;
       if (dot) scale++;
+      inToken = true;
+    } else if (c === 32 || c === 10 || c === 13 || c === 9) {
+      if (!inToken) continue;
+      if (digits === 0 || digits > 15) return -1;
+      const v = negative ? -(mantissa / POW10[scale]) : mantissa / POW10[scale];
+      count++;
+      if (k === 0) a = v;
+      else if (k === 1) b = v;
+      if (++k === dim) {
+        if (latFirst) out.push(b, a);
+        else out.push(a, b);
+        k = 0;
+      }
+      mantissa = 0;
+      digits = 0;
+      scale = 0;
+      dot = false;
+      negative = false;
+      inToken = false;
     } else if (c === 46 && !dot) {
       dot = true;
+      inToken = true;
+    } else if (c === 45 && !inToken) {
+      negative = true;
+      inToken = true;
     } else {
-      return NaN;
+      return -1;
     }
   }
-  if (digits === 0 || digits > 15) return NaN;
-  const v = mantissa / POW10[scale];
-  return negative ? -v : v;
+  return count;
 }
 
-/**
- * Appends the coordinates in `text` to `out` as x,y pairs (z dropped, axes swapped when
- * latitude comes first). Returns an error message, or null. Scans by char code and slices
- * each token once: faster than a regex split on large posLists.
- */
-function parseCoords(text: string, dim: number, latFirst: boolean, out: number[], exactCount: boolean): string | null {
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
+}
+
+/** Token-by-token fallback with Number(): exponents, long mantissas, and the error message for junk. */
+function parseCoordsGeneral(text: string, dim: number, latFirst: boolean, out: number[]): number | string {
   const len = text.length;
   let i = 0;
-  let k = 0; // index within the current tuple
+  let k = 0;
   let count = 0;
   let a = 0;
   let b = 0;
@@ -156,12 +174,9 @@ function parseCoords(text: string, dim: number, latFirst: boolean, out: number[]
     if (i >= len) break;
     const start = i;
     while (i < len && !isSpace(text.charCodeAt(i))) i++;
-    let v = parseDecimal(text, start, i);
-    if (Number.isNaN(v)) {
-      const token = text.slice(start, i);
-      v = Number(token);
-      if (!Number.isFinite(v)) return `non-numeric coordinate "${token.slice(0, 40)}"`;
-    }
+    const token = text.slice(start, i);
+    const v = Number(token);
+    if (!Number.isFinite(v)) return `non-numeric coordinate "${token.slice(0, 40)}"`;
     count++;
     if (k === 0) a = v;
     else if (k === 1) b = v;
@@ -171,8 +186,23 @@ function parseCoords(text: string, dim: number, latFirst: boolean, out: number[]
       k = 0;
     }
   }
+  return count;
+}
+
+/**
+ * Appends the coordinates in `text` to `out` as x,y pairs (z dropped, axes swapped when
+ * latitude comes first). Returns an error message, or null.
+ */
+function parseCoords(text: string, dim: number, latFirst: boolean, out: number[], exactCount: boolean): string | null {
+  const base = out.length;
+  let count: number | string = parseCoordsFast(text, dim, latFirst, out);
+  if (count < 0) {
+    out.length = base;
+    count = parseCoordsGeneral(text, dim, latFirst, out);
+    if (typeof count === 'string') return count;
+  }
   if (exactCount && count !== dim) return `gml:pos has ${count} numbers, expected srsDimension ${dim}`;
-  if (k !== 0) return `coordinate list has ${count} numbers, not a multiple of srsDimension ${dim}`;
+  if (count % dim !== 0) return `coordinate list has ${count} numbers, not a multiple of srsDimension ${dim}`;
   return null;
 }
 
@@ -415,6 +445,7 @@ class TeigParser {
       case 'område':
       case 'omrade':
         this.section = Section.Omrade;
+        this.f!.sawOmrade = true;
         break;
       case 'identifikasjon':
         this.section = Section.Ident;
@@ -676,7 +707,7 @@ class TeigParser {
 
   /** Returns the finished feature, or the reason it must be rejected. */
   private validate(f: FeatureState): TeigFeature | string {
-    if (f.polygons.length === 0) return 'no geometry: område holds no polygon';
+    if (f.polygons.length === 0) return f.sawOmrade ? 'no geometry: område holds no polygon' : 'no geometry: the teig has no område';
     if (f.units.length === 0) return 'no matrikkelenhet';
     const lokalId = detach(f.lokalId || f.teigId || f.gmlId || '');
     if (!lokalId) return 'no identifier (lokalId, teigId or gml:id)';

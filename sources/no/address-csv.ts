@@ -164,11 +164,12 @@ function isRowProblem(error: unknown): error is Error {
 
 /** Streams the CSV: first record is the header; every later record becomes a row or a reject with its line number. */
 export async function* readAddressCsv(input: Readable, fileName: string): AsyncGenerator<ParsedRecord> {
-  const parser = input.pipe(strictUtf8(fileName)).pipe(
+  const utf8 = strictUtf8(fileName);
+  const parser = input.pipe(utf8).pipe(
     parse({ delimiter: ';', quote: false, bom: true, relax_column_count: true, skip_empty_lines: true, info: true }),
   );
   // Errors upstream of the parser (corrupt zip, bad encoding) must end the loop below.
-  input.on('error', (error) => parser.destroy(error));
+  for (const upstream of [input, utf8]) upstream.on('error', (error) => parser.destroy(error));
   let reader: AddressRowReader | undefined;
   let width = 0;
   for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {

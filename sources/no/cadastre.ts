@@ -26,9 +26,27 @@ const PROPERTY_MERGE: TableMerge = {
   columns: { municipality_code: 's.municipality_code', property_type: 's.property_type' },
 };
 
+/**
+ * Sections (eierseksjoner) stand on their whole property's land: a teig that lists sections
+ * also belongs to the whole property (`…-0`), which is its main unit for a coordinate lookup.
+ */
+function unitsOf(feature: TeigFeature): { units: string[]; main: string[] } {
+  const units = new Set<string>();
+  const main = new Set<string>();
+  for (const unit of feature.units) {
+    if (unit.seksjonsnummer > 0) {
+      const whole = unit.cadastreId.replace(/-\d+$/, '-0');
+      units.add(whole);
+      main.add(whole);
+    }
+    units.add(unit.cadastreId);
+    if (unit.isMainParcel && unit.seksjonsnummer === 0) main.add(unit.cadastreId);
+  }
+  return { units: [...units], main: [...main] };
+}
+
 function featureValues(feature: TeigFeature): CellValue[] {
-  const units = feature.units.map((unit) => unit.cadastreId);
-  const main = feature.units.filter((unit) => unit.isMainParcel).map((unit) => unit.cadastreId);
+  const { units, main } = unitsOf(feature);
   return [
     feature.lokalId,
     feature.kommunenummer,

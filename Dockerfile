@@ -1,0 +1,30 @@
+# nordprop worker image (used by docker-compose.yml; the scripts and tests don't need Docker).
+#   docker build -t nordprop .
+FROM node:20-bookworm-slim
+
+WORKDIR /app
+
+# Dependencies first, so source edits don't invalidate this layer.
+# (@temporalio/core-bridge ships its native binary inside the npm package: no download step.)
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+# Sources named one by one (not `COPY . .`): keeps the host's node_modules, dist/, .data/
+# and the 250 MB .tools/ Temporal CLI out of the image.
+COPY tsconfig.json ./
+COPY bin ./bin
+COPY lib ./lib
+COPY sources ./sources
+COPY activities ./activities
+COPY workflows ./workflows
+COPY cli ./cli
+COPY sample ./sample
+COPY store ./store
+COPY bench ./bench
+COPY schema ./schema
+RUN npx --no-install tsc -p tsconfig.json \
+ && mkdir -p /app/.data && chown node:node /app/.data
+
+USER node
+ENV NODE_ENV=production
+CMD ["node", "bin/nordprop.js", "worker"]

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The README's second command (`npm test`): installs what the suite needs, then runs it against
+# the real PostgreSQL/PostGIS and a real Temporal dev server (started by the suite itself).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$(nordprop_root)"
+
+ensure_postgres
+ensure_postgis
+ensure_node_modules
+ensure_build
+ensure_temporal_cli
+ensure_apt_package proj-bin cs2cs
+exec npx vitest run "$@"
