@@ -28,7 +28,13 @@ SERVICE_STAMP="$(nordprop_dist_stamp)" background_service_start worker .data/wor
 nordprop schedule create
 nordprop sample --out .data/sample --parcels "${NORDPROP_SAMPLE_PARCELS:-5000}"
 nordprop refresh --wait
+
+# Show the coordinate lookup on the first sample address.
+read -r lat lon < <(psql -X -q "${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/nordprop}" -tA -F ' ' \
+  -c "SELECT round(ST_Y(geom)::numeric, 6), round(ST_X(geom)::numeric, 6) FROM address ORDER BY address_id LIMIT 1")
 echo
-echo "Temporal UI:   http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}"
-echo "Try a lookup:  node bin/nordprop.js lookup --lat \$(...) --lon \$(...)   (see README)"
-echo "Run ledger:    node bin/nordprop.js runs"
+echo "\$ nordprop lookup --lat $lat --lon $lon"
+nordprop lookup --lat "$lat" --lon "$lon"
+echo
+echo "Temporal UI:  http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}"
+echo "Run ledger:   node bin/nordprop.js runs"

@@ -114,6 +114,14 @@ _np_stop_pidfile() {
   return 0
 }
 
+# Absolute form of a path given relative to the caller's working directory.
+_np_abspath() {
+  case "$1" in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s\n' "$PWD/$1" ;;
+  esac
+}
+
 _np_find_go() {
   if command -v go >/dev/null 2>&1; then
     command -v go
@@ -308,6 +316,7 @@ ensure_build() {
 
 # Prints a short hash of dist/ (for SERVICE_STAMP).
 nordprop_dist_stamp() {
+  [[ -d "$_NP_ROOT/dist" ]] || { printf '%s\n' no-dist; return 0; }
   (cd "$_NP_ROOT" && find dist -type f \( -name '*.js' -o -name '*.json' \) -print0 2>/dev/null \
     | sort -z | xargs -0 -r sha256sum | sha256sum | cut -c1-16)
 }
@@ -549,14 +558,17 @@ _np_service_start() {
 # SERVICE_READY_PATTERN set, does not log a matching line in time).
 background_service_start() {
   (( $# >= 4 )) || { _np_err "usage: background_service_start NAME PIDFILE LOGFILE CMD..."; return 1; }
-  local key
-  key="service-$(printf '%s' "$2" | sha256sum | cut -c1-12)"
-  _np_locked "$key" _np_service_start "$@"
+  local name=$1 pidfile logfile key
+  pidfile="$(_np_abspath "$2")" logfile="$(_np_abspath "$3")"   # CMD runs from the repo root
+  shift 3
+  key="service-$(printf '%s' "$pidfile" | sha256sum | cut -c1-12)"
+  _np_locked "$key" _np_service_start "$name" "$pidfile" "$logfile" "$@"
 }
 
 # background_service_stop PIDFILE: stops the process group recorded in PIDFILE.
 background_service_stop() {
   local pidfile=${1:?usage: background_service_stop PIDFILE} pid
+  pidfile="$(_np_abspath "$pidfile")"
   if ! pid="$(_np_running_pid "$pidfile")"; then
     rm -f "$pidfile" "$pidfile.stamp"
     _np_say "not running ($pidfile)"
