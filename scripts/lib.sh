@@ -251,21 +251,6 @@ _np_npm_ci() {
   (cd "$root" && npm ci --no-audit --no-fund) >"$out" 2>&1 || rc=$?
   if (( rc == 0 )); then
     grep -v -e '^npm warn' -e '^$' "$out" >&2 || true
-  elif grep -q 'can only install packages when your package.json and package-lock.json' "$out"; then
-    grep -m 3 '^npm error Missing' "$out" >&2 || true
-    # npm >= 11.6.2 rejects a lock that lacks platform packages the registry never
-    # published (npm/cli#8805; here @swc/core's darwin/win builds). npm install
-    # accepts the same lock; package-lock.json is put back byte for byte after it.
-    _np_say "npm ci rejected package-lock.json as out of sync: falling back to npm install (lock kept as is)"
-    local backup="$out.lock"
-    cp "$root/package-lock.json" "$backup" || { rm -f "$out"; _np_err "cannot back up package-lock.json"; return 1; }
-    rc=0
-    (cd "$root" && npm install --no-audit --no-fund >&2) || rc=$?
-    if ! cmp -s "$backup" "$root/package-lock.json"; then
-      cp "$backup" "$root/package-lock.json"
-      _np_say "WARNING: npm install wanted to change package-lock.json; restored it (regenerate the lock)"
-    fi
-    rm -f "$backup"
   else
     tail -n 30 "$out" >&2
   fi

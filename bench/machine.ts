@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import { promisify } from 'node:util';
+import type pg from 'pg';
+
+/** What the figures were measured on: hardware, OS, and the versions of everything in the path. */
+
+const run = promisify(execFile);
+
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  memoryGiB: number;
+  os: string;
+  kernel: string;
+  node: string;
+  postgres: string;
+  postgis: string;
+  gdal: string;
+  /** PostgreSQL settings that bear on bulk loading, as the server runs them (not tuned by the benchmark). */
+  postgresSettings: Record<string, string>;
+}
+
+async function firstMatch(file: string, pattern: RegExp): Promise<string | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return pattern.exec(text)?.[1]?.trim();
+}
+
+async function gdalVersion(): Promise<string> {
+  try {
+    const { stdout } = await run('ogr2ogr', ['--version']);
+    return stdout.trim().replace(/,\s*released.*$/, '');
+  } catch {
+    return 'not installed';
+  }
+}
+
+const LOAD_SETTINGS = ['shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_wal_size', 'synchronous_commit', 'wal_level', 'max_parallel_maintenance_workers'];
+
+export async function machineInfo(pool: pg.Pool): Promise<MachineInfo> {
+  const [cpuModel, osName, gdal, versions, settings] = await Promise.all([
+    firstMatch('/proc/cpuinfo', /^model name\s*:\s*(.+)$/m),
+    firstMatch('/etc/os-release', /^PRETTY_NAME="?([^"\n]+)"?$/m),
+    gdalVersion(),
+    pool.query<{ postgres: string; postgis: string }>(
+      `SELECT current_setting('server_version') AS postgres,
+              postgis_lib_version() || ' (GEOS ' || postgis_geos_version() || ', PROJ ' || split_part(postgis_proj_version(), ' ', 1) || ')' AS postgis`,
+    ),
+    pool.query<{ name: string; setting: string }>(
+      `SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
+      [LOAD_SETTINGS],
+    ),
+  ]);
+  return {
+    cpuModel: cpuModel ?? os.cpus()[0]?.model ?? 'unknown',
+    cores: os.availableParallelism(),
+    memoryGiB: os.totalmem() / 2 ** 30,
+    os: osName ?? `${os.type()} ${os.release()}`,
+    kernel: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    postgres: versions.rows[0].postgres,
+    postgis: versions.rows[0].postgis,
+    gdal,
+    postgresSettings: Object.fromEntries(settings.rows.map((row) => [row.name, row.setting])),
+  };
+}
+
+/** 1, 5 and 15 minute load averages: other work on the machine during the run shows up here. */
+export async function loadAverage(): Promise<string> {
+  const text = await readFile('/proc/loadavg', 'utf8').catch(() => '');
+  return text.split(' ').slice(0, 3).join(' ') || os.loadavg().map((v) => v.toFixed(2)).join(' ');
+}

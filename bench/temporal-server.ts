@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { PROJECT_ROOT } from '../lib/config.js';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+
+/** A Temporal dev server of the benchmark's own: in memory, on a free port, stopped at the end. */
+
+export interface TemporalServer {
+  address: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilServing(address: string, exited: () => number | null, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (exited() !== null) throw new Error(`temporal dev server exited with code ${exited()} during startup`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: '1s' });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: 'default' });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`temporal dev server at ${address} not ready after ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+export async function startTemporalServer(logFile: string): Promise<TemporalServer> {
+  const binary = process.env.TEMPORAL_CLI || path.join(PROJECT_ROOT, '.tools/bin/temporal');
+  if (!existsSync(binary)) throw new Error(`Temporal CLI not found at ${binary}: run \`npm run bench\` (scripts/bench.sh builds it)`);
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const args = [
+    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error',
+    ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
+  ];
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitUntilServing(address, () => child.exitCode, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    address,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      log.end();
+    },
+  };
+}
