@@ -11,7 +11,9 @@ import { SOURCES } from '../sources/registry.js';
 
 const program = new Command('nordprop')
   .description('Nordic property registers into PostGIS, kept fresh by Temporal workflows')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Options after a sub-command belong to it (`runs show ID --json`), not to `runs`.
+  .enablePositionalOptions();
 
 let exitCode = 0;
 const run = (action: (...args: any[]) => Promise<number>) => async (...args: any[]) => {

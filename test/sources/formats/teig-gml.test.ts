@@ -34,7 +34,7 @@ function expectRing(actual: number[], expected: number[]): void {
 }
 
 function rejectAt(records: TeigRecord[], position: number) {
-  const r = records.find((x) => x.position === position || (x.kind === 'feature' && x.feature.position === position));
+  const r = records.find((x) => (x.kind === 'reject' ? x.position : x.feature.position) === position);
   if (!r || r.kind !== 'reject') throw new Error(`expected a reject at position ${position}, got ${JSON.stringify(r)}`);
   return r;
 }

@@ -1,0 +1,79 @@
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import type pg from 'pg';
+import type { RunSummary } from '../activities/types.js';
+import { ledgerEntry, type LedgerEntry } from './database.js';
+import { timed } from './stats.js';
+
+/**
+ * One pipeline run driven the way a user drives it: a workflow started through the Temporal
+ * client, timed from the start request until its result arrives.
+ */
+
+export interface PipelineClient {
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function connectPipelineClient(address: string): Promise<PipelineClient> {
+  const connection = await Connection.connect({ address });
+  return { client: new Client({ connection, namespace: 'default' }), close: () => connection.close() };
+}
+
+export interface PipelineRun {
+  runId: string;
+  seconds: number;
+  summary: RunSummary;
+  /** Per source in the run, what the ledger recorded. */
+  ledger: Record<string, LedgerEntry>;
+}
+
+let sequence = 0;
+function benchRunId(label: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `bench-${label}-${stamp}-${++sequence}`;
+}
+
+async function execute(
+  pipeline: PipelineClient,
+  pool: pg.Pool,
+  taskQueue: string,
+  workflow: 'backfill' | 'nightlyRefresh',
+  label: string,
+  args: Record<string, unknown>,
+  sourceIds: string[],
+): Promise<PipelineRun> {
+  const runId = benchRunId(label);
+  const { seconds, result: summary } = await timed(async () => {
+    const handle = await pipeline.client.workflow.start(workflow, {
+      taskQueue,
+      workflowId: `${workflow}-${runId}`,
+      args: [{ ...args, runId }],
+    });
+    try {
+      return (await handle.result()) as RunSummary;
+    } catch (error) {
+      const cause = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message;
+      throw new Error(`${workflow} ${runId} failed: ${cause}`);
+    }
+  });
+  const ledger: Record<string, LedgerEntry> = {};
+  for (const sourceId of sourceIds) ledger[sourceId] = await ledgerEntry(pool, runId, sourceId);
+  return { runId, seconds, summary, ledger };
+}
+
+/** A forced backfill of one source from an explicit file: a full first load of that register. */
+export async function runBackfill(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceId: string, input: string): Promise<PipelineRun> {
+  const run = await execute(pipeline, pool, taskQueue, 'backfill', sourceId.replace(/^no-/, ''), { sourceId, input, force: true }, [sourceId]);
+  const entry = run.ledger[sourceId];
+  if (run.summary.outcome !== 'succeeded' || entry.outcome !== 'published') {
+    throw new Error(`backfill of ${sourceId} ended ${run.summary.outcome}/${entry.outcome}: ${entry.error ?? 'no error recorded'}`);
+  }
+  return run;
+}
+
+/** The nightly refresh over the worker's configured inputs (NORDPROP_INPUT_DIR), not forced. */
+export async function runNightly(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceIds: string[]): Promise<PipelineRun> {
+  const run = await execute(pipeline, pool, taskQueue, 'nightlyRefresh', 'nightly', { sources: sourceIds, force: false }, sourceIds);
+  if (run.summary.outcome !== 'succeeded') throw new Error(`nightly refresh ended ${run.summary.outcome}: ${JSON.stringify(run.summary.sources)}`);
+  return run;
+}

@@ -1,0 +1,263 @@
+import path from 'node:path';
+import { PROJECT_ROOT } from '../lib/config.js';
+import type { CeilingShape } from './copy-ceiling.js';
+import type { BenchResults, LoadRun, SourceResult } from './results.js';
+import { rate, spread, type Spread } from './stats.js';
+import { evaluateTargets, workerPeaks } from './targets.js';
+
+/** BENCHMARKS.md and the short stdout summary, rendered from the measured results only. */
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const secs = (s: number) => (s < 10 ? s.toFixed(2) : s.toFixed(1));
+const mib = (bytes: number) => `${int(bytes / 2 ** 20)} MiB`;
+const size = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${int(bytes / 1024)} KiB`);
+const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`;
+const verdict = (met: boolean | null) => (met === null ? 'not measured' : met ? '**met**' : '**not met**');
+
+const range = (s: Spread, fmt: (n: number) => string) => (s.values.length > 1 ? `${fmt(s.min)}–${fmt(s.max)}` : '–');
+
+interface Row {
+  label: string;
+  seconds: Spread;
+  rows: number;
+  rates: Spread;
+}
+
+function loadRow(label: string, runs: { seconds: number; rows: number }[]): Row {
+  return {
+    label,
+    seconds: spread(runs.map((r) => r.seconds)),
+    rows: runs[0]?.rows ?? 0,
+    rates: spread(runs.map((r) => rate(r.rows, r.seconds))),
+  };
+}
+
+const SHAPE_LABEL: Record<CeilingShape, string> = {
+  indexed: 'raw COPY into a table with the live indexes (ceiling)',
+  bare: 'raw COPY into a table with no indexes',
+  'bare-then-index': 'raw COPY with no indexes, then the same indexes built',
+};
+
+function comparisonTable(source: SourceResult): { lines: string[]; nordprop: Row; rows: Row[] } {
+  const nordprop = loadRow('**nordprop end to end** (backfill workflow, real worker)', source.loads.map((l) => ({ seconds: l.seconds, rows: l.rowsStaged })));
+  const rows: Row[] = [nordprop];
+  for (const shape of ['indexed', 'bare', 'bare-then-index'] as CeilingShape[]) {
+    rows.push(loadRow(SHAPE_LABEL[shape], source.ceiling[shape].map((m) => ({ seconds: m.seconds, rows: m.rows }))));
+  }
+  if ('runs' in source.ogr) {
+    rows.push(loadRow(`ogr2ogr, ${source.unit === 'parcel' ? 'Teig GML' : 'address CSV'} → PostGIS (reprojected, GiST)`, source.ogr.runs.map((m) => ({ seconds: m.seconds, rows: m.rows }))));
+  }
+  const lines = [
+    '| load | rows | seconds, median (min–max) | rows/s, median (min–max) | nordprop speed relative to it |',
+    '|---|---:|---:|---:|---:|',
+    ...rows.map((row) => {
+      const relative = row === nordprop ? '1.00×' : `${(nordprop.rates.median / row.rates.median).toFixed(2)}×`;
+      return `| ${row.label} | ${int(row.rows)} | ${secs(row.seconds.median)} (${range(row.seconds, secs)}) | ${int(row.rates.median)} (${range(row.rates, int)}) | ${relative} |`;
+    }),
+  ];
+  return { lines, nordprop, rows };
+}
+
+const PHASES = ['download', 'stage', 'validate', 'publish'];
+const PHASE_WHAT: Record<string, string> = {
+  download: 'sha256 of the input file (a local file: no transfer)',
+  stage: 'unzip ▸ parse ▸ normalize ▸ reproject ▸ COPY into the UNLOGGED staging table',
+  validate: 'duplicate-key quarantine, geometry repair (parcels), ANALYZE, counts',
+  publish: 'one transaction: merge staging into the live tables',
+};
+
+function phaseTable(loads: LoadRun[], rows: number): string[] {
+  const total = spread(loads.map((l) => l.seconds));
+  const lines = ['| phase | what it does | seconds, median (min–max) | share of end to end | rows/s through the phase |', '|---|---|---:|---:|---:|'];
+  for (const phase of PHASES) {
+    const values = loads.map((l) => (l.phasesMs[phase] ?? 0) / 1000);
+    const s = spread(values);
+    lines.push(`| ${phase} | ${PHASE_WHAT[phase]} | ${secs(s.median)} (${range(s, secs)}) | ${pct(s.median / total.median)} | ${s.median > 0 ? int(rows / s.median) : '–'} |`);
+  }
+  const overhead = spread(loads.map((l) => l.seconds - PHASES.reduce((sum, p) => sum + (l.phasesMs[p] ?? 0) / 1000, 0)));
+  lines.push(`| other | Temporal scheduling, ledger activities, dropping staging | ${secs(overhead.median)} (${range(overhead, secs)}) | ${pct(overhead.median / total.median)} | – |`);
+  return lines;
+}
+
+function memoryLine(loads: { memory: { peakBytes: number; readyBytes: number } }[]): string {
+  const peak = spread(loads.map((l) => l.memory.peakBytes));
+  const ready = spread(loads.map((l) => l.memory.readyBytes));
+  return `Peak worker memory (VmHWM of the worker process, one process per run): median ${mib(peak.median)}, max ${mib(peak.max)}; of which already reached at start-up, after bundling the workflow code and before any work: median ${mib(ready.median)}.`;
+}
+
+function sourceSection(source: SourceResult, results: BenchResults): string[] {
+  const { lines, nordprop } = comparisonTable(source);
+  const first = source.loads[0];
+  const out = [
+    `## ${source.title} (\`${source.sourceId}\`)`,
+    '',
+    `Input: \`${path.basename(source.input.zipPath)}\`, ${size(source.input.zipBytes)} zipped, ${size(source.input.entryBytes)} unzipped (\`${source.input.entry}\`). ` +
+      `Each run read ${int(first.rowsRead)} ${source.unit} rows, staged ${int(first.rowsStaged)}, rejected ${int(first.rowsRejected)}` +
+      `${first.rowsRepaired ? `, repaired ${int(first.rowsRepaired)}` : ''}; ${int(source.publishedRows)} rows in \`${source.table}\` after publishing.`,
+    '',
+    ...lines,
+    '',
+    `Ratios: nordprop end to end reaches ${pct(nordprop.rates.median / spread(source.ceiling.indexed.map((m) => rate(m.rows, m.seconds))).median)} of the raw-COPY ceiling (same rows, same indexes) and ${pct(nordprop.rates.median / spread(source.ceiling.bare.map((m) => rate(m.rows, m.seconds))).median)} of a COPY into an unindexed table.` +
+      ('runs' in source.ogr
+        ? ` Against ogr2ogr on the same file it is ${(spread(source.ogr.runs.map((m) => m.seconds)).median / nordprop.seconds.median).toFixed(2)}× as fast (${secs(nordprop.seconds.median)} s vs ${secs(spread(source.ogr.runs.map((m) => m.seconds)).median)} s).`
+        : ` ogr2ogr: ${source.ogr.skipped}.`),
+    '',
+    `Where the end-to-end time goes (median of ${results.runs} runs, from \`source_run.durations_ms\`):`,
+    '',
+    ...phaseTable(source.loads, first.rowsStaged),
+    '',
+    memoryLine(source.loads),
+    '',
+  ];
+  const ogr = source.ogr;
+  if ('runs' in ogr) {
+    const bad = ogr.runs.filter((r) => r.rows !== ogr.expectedRows || r.rowsWithExpectedGeometry !== r.rows);
+    out.push(
+      `ogr2ogr check: ${ogr.runs.map((r) => `${int(r.rows)} rows (${int(r.rowsWithExpectedGeometry)} with the expected geometry type)`).join(', ')}; expected ${int(ogr.expectedRows)}` +
+        `${bad.length ? ' — **MISMATCH**, see the per-run figures' : ' — every run loaded every row with the right geometry type'}.`,
+      '',
+    );
+  }
+  return out;
+}
+
+function nightlySection(results: BenchResults): string[] {
+  if (!results.nightly.length) return [];
+  const nightly = spread(results.nightly.map((n) => n.seconds));
+  const fullLoad = spread(results.address.loads.map((l) => l.seconds)).median + spread(results.cadastre.loads.map((l) => l.seconds)).median;
+  const outcomes = [...new Set(results.nightly.flatMap((n) => Object.entries(n.outcomes).map(([s, o]) => `${s}: ${o}`)))].join(', ');
+  const download = spread(results.nightly.map((n) => Math.max(...Object.values(n.phasesMs).map((p) => p.download ?? 0)) / 1000));
+  return [
+    '## Nightly refresh on unchanged inputs',
+    '',
+    'After both sources are published, the `nightlyRefresh` workflow (not forced) runs over the same files (`NORDPROP_INPUT_DIR` = the sample folder). Each source hashes its input, finds the checksum of its last published run and stops there.',
+    '',
+    '| measurement | seconds, median (min–max) | fraction of a full load |',
+    '|---|---:|---:|',
+    `| nightly refresh, both sources, inputs unchanged | ${secs(nightly.median)} (${range(nightly, secs)}) | ${pct(nightly.median / fullLoad)} |`,
+    `| full load: address + parcel end-to-end medians, one after the other | ${secs(fullLoad)} | 100 % |`,
+    '',
+    `Outcomes: ${outcomes}. Hashing the larger input (download phase) took ${secs(download.median)} s (median). ${memoryLine(results.nightly)}`,
+    '',
+  ];
+}
+
+function perRunAppendix(results: BenchResults): string[] {
+  const lines = [
+    '## Per-run figures',
+    '',
+    '| measurement | run | seconds | rows | rows/s | phases (s): download / stage / validate / publish | worker VmHWM |',
+    '|---|---:|---:|---:|---:|---|---:|',
+  ];
+  const phaseText = (p: Record<string, number>) => PHASES.map((ph) => ((p[ph] ?? 0) / 1000).toFixed(1)).join(' / ');
+  for (const source of [results.address, results.cadastre]) {
+    source.loads.forEach((l, i) =>
+      lines.push(`| ${source.sourceId} end to end | ${i + 1} | ${secs(l.seconds)} | ${int(l.rowsStaged)} | ${int(rate(l.rowsStaged, l.seconds))} | ${phaseText(l.phasesMs)} | ${mib(l.memory.peakBytes)} |`),
+    );
+    for (const shape of ['indexed', 'bare', 'bare-then-index'] as CeilingShape[]) {
+      source.ceiling[shape].forEach((m, i) =>
+        lines.push(
+          `| COPY ${source.table}, ${shape} | ${i + 1} | ${secs(m.seconds)}${m.indexSeconds ? ` (COPY ${secs(m.copySeconds)} + indexes ${secs(m.indexSeconds)})` : ''} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`,
+        ),
+      );
+    }
+    if ('runs' in source.ogr) {
+      source.ogr.runs.forEach((m, i) => lines.push(`| ogr2ogr ${source.unit}s | ${i + 1} | ${secs(m.seconds)} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`));
+    }
+  }
+  results.nightly.forEach((n, i) =>
+    lines.push(`| nightly, unchanged | ${i + 1} | ${secs(n.seconds)} | – | – | ${Object.entries(n.outcomes).map(([s, o]) => `${s} ${o}`).join(', ')} | ${mib(n.memory.peakBytes)} |`),
+  );
+  return [...lines, ''];
+}
+
+function commandsSection(results: BenchResults): string[] {
+  const show = (command: string[]) => command.map((arg) => (/[\s"]/.test(arg) ? `'${arg}'` : arg)).join(' ').replaceAll(PROJECT_ROOT + '/', '');
+  const out = ['## ogr2ogr command lines', ''];
+  for (const source of [results.cadastre, results.address]) {
+    if ('runs' in source.ogr) out.push('```sh', `PG_USE_COPY=YES ${show(source.ogr.command)}`, '```', '');
+  }
+  out.push(
+    'The Teig GML carries two geometries per feature (`område`, the polygon, and `representasjonspunkt`, a point). Without a schema, GDAL 3.6\'s GML reader keeps only the point and types `kommunenummer` as an integer (`0301` → `301`); the GFS template passed with `-oo GFS_TEMPLATE=` (written by `bench/ogr2ogr.ts`) names `område` as the geometry and the columns with their types, and spares GDAL its schema-discovery pass over the file. The zip is read in place through `/vsizip/` (nothing is unpacked). GDAL 3.6\'s CSV driver has no `SEPARATOR` open option; it detects the `;` itself, and the CRS is given with `-s_srs` (with `-a_srs` alone ogr2ogr refuses to reproject a layer that has no CRS).',
+    '',
+  );
+  return out;
+}
+
+export function renderReport(results: BenchResults): string {
+  const m = results.machine;
+  const peaks = spread(workerPeaks(results));
+  const targets = evaluateTargets(results);
+  const settings = Object.entries(m.postgresSettings).map(([k, v]) => `${k}=${v}`).join(', ');
+  return [
+    '# Benchmarks',
+    '',
+    `Produced by \`npm run bench\` (\`scripts/bench.sh\` → \`bench/run.ts\`, compiled to \`dist/\`) on ${results.startedAt.slice(0, 10)}, in one run from ${results.startedAt.slice(11, 16)} to ${results.finishedAt.slice(11, 16)} UTC. ` +
+      `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench\` (about half an hour; \`npm run bench -- --parcels 3000 --runs 1\` is a one-minute smoke run that writes to \`.data/bench/\` instead).`,
+    '',
+    '## Targets',
+    '',
+    '| target | measured | verdict |',
+    '|---|---|---|',
+    ...targets.map((t) => `| ${t.target} | ${t.measured} | ${verdict(t.met)} |`),
+    '',
+    '## Machine',
+    '',
+    '| | |',
+    '|---|---|',
+    `| CPU | ${m.cpuModel}, ${m.cores} cores |`,
+    `| memory | ${m.memoryGiB.toFixed(1)} GiB |`,
+    `| OS | ${m.os} (${m.kernel}) |`,
+    `| Node.js | ${m.node} |`,
+    `| PostgreSQL | ${m.postgres}, on the same machine (127.0.0.1), server settings as installed: ${settings} |`,
+    `| PostGIS | ${m.postgis} |`,
+    `| GDAL | ${m.gdal} |`,
+    `| Temporal | dev server (Temporal CLI \`server start-dev\`, in memory), one worker process (\`node bin/nordprop.js worker\`) |`,
+    `| load average (1/5/15 min) | before: ${results.loadAverageBefore}; after: ${results.loadAverageAfter} |`,
+    '',
+    '## Data',
+    '',
+    `The deterministic sample registers${results.sample.parcels === 300_000 ? ' at national size' : ' (a reduced size, not national)'} (\`generateSample({ parcels: ${int(results.sample.parcels)}, seed: 'bench' })\`, in \`.data/bench/\`): ` +
+      `${int(results.sample.addresses)} addresses and ${int(results.sample.parcels)} parcels, in the real Kartverket formats.`,
+    '',
+    '| file | zipped | unzipped | rows |',
+    '|---|---:|---:|---:|',
+    `| \`${path.basename(results.sample.address.zipPath)}\` | ${size(results.sample.address.zipBytes)} | ${size(results.sample.address.entryBytes)} | ${int(results.sample.addresses)} addresses |`,
+    `| \`${path.basename(results.sample.teig.zipPath)}\` | ${size(results.sample.teig.zipBytes)} | ${size(results.sample.teig.entryBytes)} | ${int(results.sample.parcels)} parcels |`,
+    `| COPY text dump of \`address\` (ceiling input) | – | ${size(results.address.dumpBytes)} | ${int(results.address.publishedRows)} |`,
+    `| COPY text dump of \`parcel\` (ceiling input) | – | ${size(results.cadastre.dumpBytes)} | ${int(results.cadastre.publishedRows)} |`,
+    '',
+    ...sourceSection(results.address, results),
+    ...sourceSection(results.cadastre, results),
+    ...nightlySection(results),
+    '## How it is measured',
+    '',
+    '- **nordprop end to end**: a `backfill` workflow (`{ sourceId, input: <sample zip>, force: true }`) started with `@temporalio/client` on the benchmark\'s own task queue and timed from the start request until its result arrives. Before each run the source\'s live tables are emptied (`TRUNCATE`), its ledger rows deleted, and a `CHECKPOINT` taken, so every run is a first load that inserts every row. rows/s = rows staged ÷ seconds. The parcel load also publishes `parcel_property` and `property`; the address load geocodes nothing and links by key only.',
+    '- **worker**: a fresh `node bin/nordprop.js worker` process per measured run, with `DATABASE_URL`, `TEMPORAL_ADDRESS`, `NORDPROP_TASK_QUEUE=bench`, `NORDPROP_DATA_DIR=.data/bench/data`, `NORDPROP_INPUT_DIR` = the sample folder and `NORDPROP_ENV_FILE=` (the machine\'s `.env` is ignored; every other setting at its default). Its peak memory is `VmHWM` from `/proc/<pid>/status`, read when the run has finished.',
+    `- **Temporal**: the benchmark\'s own dev server on a free port, in memory, stopped at the end; database \`nordprop_bench\`, dropped and re-created and migrated at the start, dropped at the end.`,
+    '- **raw COPY ceiling**: after the last load, the published table is written out with a server-side `COPY (SELECT * FROM <table>) TO <file>`, then timed loading back with a server-side `COPY <copy> FROM <file>` into `CREATE TABLE … (LIKE <table> INCLUDING ALL)` (the same primary key, B-tree and GiST indexes the publish writes into), into `(LIKE <table> INCLUDING DEFAULTS)` (no index), and into the latter with the live table\'s indexes built afterwards. No parsing, no reprojection, no network, no merge: the fastest PostgreSQL can take these rows on this machine.',
+    '- **ogr2ogr**: GDAL loading the same zip into PostGIS, reprojected to EPSG:4326, `PG_USE_COPY=YES`, GiST index built, timed as a process; its row count and geometry types are checked after each run.',
+    `- **nightly**: the \`nightlyRefresh\` workflow over both Norwegian sources, not forced, timed like the loads; the fraction is against the sum of the two end-to-end medians.`,
+    '- Other work on the machine during the run (see the load averages) adds noise; PostgreSQL runs on the same two cores as the worker and ogr2ogr.',
+    '',
+    ...commandsSection(results),
+    ...perRunAppendix(results),
+    `Worker peak memory over all ${peaks.values.length} measured worker processes: median ${mib(peaks.median)}, max ${mib(peaks.max)}.`,
+    '',
+  ].join('\n');
+}
+
+export function renderSummary(results: BenchResults, reportPath: string): string {
+  const line = (source: SourceResult) => {
+    const r = spread(source.loads.map((l) => rate(l.rowsStaged, l.seconds)));
+    const s = spread(source.loads.map((l) => l.seconds));
+    const c = spread(source.ceiling.indexed.map((m) => rate(m.rows, m.seconds)));
+    const ogr = 'runs' in source.ogr ? `, ogr2ogr ${secs(spread(source.ogr.runs.map((m) => m.seconds)).median)} s` : '';
+    return `  ${source.sourceId.padEnd(12)} ${secs(s.median)} s, ${int(r.median)} rows/s (COPY ceiling ${int(c.median)} rows/s${ogr})`;
+  };
+  const out = ['', `nordprop benchmark (${results.runs} run(s) each, medians):`, line(results.address), line(results.cadastre)];
+  if (results.nightly.length) out.push(`  nightly unchanged ${secs(spread(results.nightly.map((n) => n.seconds)).median)} s`);
+  for (const t of evaluateTargets(results)) out.push(`  [${t.met === null ? ' ? ' : t.met ? 'met' : 'NOT'}] ${t.target}: ${t.measured}`);
+  out.push(`report: ${path.relative(process.cwd(), reportPath) || reportPath}`, '');
+  return out.join('\n');
+}

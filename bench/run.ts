@@ -1,0 +1,229 @@
+/**
+ * `npm run bench`: measures nordprop's loads of the national-size sample registers against
+ * the raw-COPY ceiling and ogr2ogr, side by side in one run, and writes BENCHMARKS.md.
+ * Every process it starts (Temporal dev server, workers) is its own and is stopped at the end.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { dumpTable, measureCopy, type CeilingShape } from './copy-ceiling.js';
+import { countRows, dropDatabase, recreateDatabase, resetSource } from './database.js';
+import { loadAverage, machineInfo } from './machine.js';
+import { addressLoad, dropOgrTable, measureOgr, teigLoad, type OgrLoad } from './ogr2ogr.js';
+import { parseOptions, type BenchOptions } from './options.js';
+import { connectPipelineClient, runBackfill, runNightly, type PipelineClient, type PipelineRun } from './pipeline-run.js';
+import { renderReport, renderSummary } from './report.js';
+import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
+import { ensureSample, type BenchSample, type InputFile } from './sample-data.js';
+import { startTemporalServer, type TemporalServer } from './temporal-server.js';
+import { startWorker, type MemoryPeak, type WorkerEnv, type WorkerProcess } from './worker-process.js';
+
+const TASK_QUEUE = 'bench';
+const SOURCES = ['no-address', 'no-cadastre'];
+
+const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+interface Context {
+  options: BenchOptions;
+  pool: pg.Pool;
+  pipeline: PipelineClient;
+  workerEnv: WorkerEnv;
+  workerLog: string;
+}
+
+/** Processes to stop however the run ends. */
+const running = new Set<{ stop(): Promise<void> }>();
+
+async function withWorker<T>(ctx: Context, work: () => Promise<T>): Promise<{ result: T; memory: MemoryPeak }> {
+  const worker: WorkerProcess = await startWorker(ctx.workerEnv, ctx.workerLog);
+  running.add(worker);
+  try {
+    const result = await work();
+    const memory = await worker.memoryPeak();
+    return { result, memory };
+  } finally {
+    await worker.stop();
+    running.delete(worker);
+  }
+}
+
+function loadRun(run: PipelineRun, sourceId: string, memory: MemoryPeak): LoadRun {
+  const entry = run.ledger[sourceId];
+  return {
+    runId: run.runId,
+    seconds: run.seconds,
+    rowsRead: entry.rowsRead,
+    rowsStaged: entry.rowsStaged,
+    rowsRejected: entry.rowsRejected,
+    rowsRepaired: entry.rowsRepaired,
+    inserted: entry.inserted,
+    phasesMs: entry.durationsMs,
+    memory,
+  };
+}
+
+async function measureLoads(ctx: Context, sourceId: string, input: InputFile): Promise<LoadRun[]> {
+  const loads: LoadRun[] = [];
+  for (let i = 1; i <= ctx.options.runs; i++) {
+    await resetSource(ctx.pool, sourceId);
+    const { result: run, memory } = await withWorker(ctx, () => runBackfill(ctx.pipeline, ctx.pool, TASK_QUEUE, sourceId, input.zipPath));
+    const load = loadRun(run, sourceId, memory);
+    loads.push(load);
+    const phases = Object.entries(load.phasesMs).map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)}`).join(', ');
+    log(`${sourceId} run ${i}/${ctx.options.runs}: ${load.seconds.toFixed(1)} s, ${load.rowsStaged} rows, ${Math.round(load.rowsStaged / load.seconds)} rows/s [${phases}], worker VmHWM ${Math.round(memory.peakBytes / 2 ** 20)} MiB`);
+  }
+  return loads;
+}
+
+async function measureCeiling(ctx: Context, table: string): Promise<{ ceiling: SourceResult['ceiling']; dumpBytes: number; publishedRows: number }> {
+  const dump = await dumpTable(ctx.pool, table);
+  try {
+    const ceiling = { indexed: [], bare: [], 'bare-then-index': [] } as SourceResult['ceiling'];
+    for (let i = 1; i <= ctx.options.runs; i++) {
+      for (const shape of Object.keys(ceiling) as CeilingShape[]) {
+        const m = await measureCopy(ctx.pool, dump, shape);
+        ceiling[shape].push(m);
+        log(`COPY ${table} (${shape}) run ${i}: ${m.seconds.toFixed(1)} s, ${Math.round(m.rows / m.seconds)} rows/s`);
+      }
+    }
+    return { ceiling, dumpBytes: dump.bytes, publishedRows: dump.rows };
+  } finally {
+    await dump.dispose();
+  }
+}
+
+async function measureOgrLoads(ctx: Context, load: OgrLoad, expectedRows: number): Promise<OgrResult> {
+  try {
+    const runs = [];
+    for (let i = 1; i <= ctx.options.runs; i++) {
+      const m = await measureOgr(ctx.pool, load);
+      runs.push(m);
+      log(`ogr2ogr ${load.label} run ${i}: ${m.seconds.toFixed(1)} s, ${m.rows} rows (${m.rowsWithExpectedGeometry} ${load.expectedGeometry}), ${Math.round(m.rows / m.seconds)} rows/s`);
+      if (m.rows !== expectedRows) log(`WARNING: ogr2ogr loaded ${m.rows} rows, expected ${expectedRows}`);
+    }
+    return { command: load.command, runs, expectedRows };
+  } finally {
+    await dropOgrTable(ctx.pool, load);
+    await load.dispose();
+  }
+}
+
+async function measureSource(
+  ctx: Context,
+  spec: { sourceId: string; title: string; unit: string; table: string; input: InputFile; expectedRows: number; ogr: () => Promise<OgrLoad> },
+): Promise<SourceResult> {
+  log(`== ${spec.sourceId}: ${ctx.options.runs} end-to-end load(s)`);
+  const loads = await measureLoads(ctx, spec.sourceId, spec.input);
+  log(`== ${spec.sourceId}: raw COPY ceiling on ${spec.table}`);
+  const { ceiling, dumpBytes, publishedRows } = await measureCeiling(ctx, spec.table);
+  let ogr: SourceResult['ogr'] = { skipped: 'left out with --skip-ogr' };
+  if (!ctx.options.skipOgr) {
+    log(`== ${spec.sourceId}: ogr2ogr`);
+    ogr = await measureOgrLoads(ctx, await spec.ogr(), spec.expectedRows);
+  }
+  return { sourceId: spec.sourceId, title: spec.title, unit: spec.unit, table: spec.table, input: spec.input, loads, ceiling, dumpBytes, publishedRows, ogr };
+}
+
+async function measureNightly(ctx: Context): Promise<NightlyRun[]> {
+  log(`== nightly refresh on unchanged inputs: ${ctx.options.runs} run(s)`);
+  const runs: NightlyRun[] = [];
+  for (let i = 1; i <= ctx.options.runs; i++) {
+    const { result: run, memory } = await withWorker(ctx, () => runNightly(ctx.pipeline, ctx.pool, TASK_QUEUE, SOURCES));
+    const outcomes = Object.fromEntries(Object.entries(run.ledger).map(([s, e]) => [s, e.outcome]));
+    const phasesMs = Object.fromEntries(Object.entries(run.ledger).map(([s, e]) => [s, e.durationsMs]));
+    runs.push({ runId: run.runId, seconds: run.seconds, outcomes, phasesMs, memory });
+    log(`nightly run ${i}: ${run.seconds.toFixed(2)} s, ${Object.entries(outcomes).map(([s, o]) => `${s} ${o}`).join(', ')}`);
+  }
+  return runs;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const startedAt = new Date().toISOString();
+  const loadAverageBefore = await loadAverage();
+  await mkdir(options.workDir, { recursive: true });
+  log(`sample: ${options.parcels} parcels in ${path.relative(process.cwd(), options.sampleDir)} (generated once, then reused)`);
+  const sample: BenchSample = await ensureSample(options.sampleDir, options.parcels, log);
+  log(`sample ${sample.generated ? `generated in ${sample.generateSeconds.toFixed(0)} s` : 'reused'}: ${sample.addresses} addresses, ${sample.parcels} parcels`);
+
+  log(`database ${options.databaseName}: drop, create, migrate`);
+  const databaseUrl = await recreateDatabase(options.databaseName);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'nordprop-bench' });
+  let server: TemporalServer | undefined;
+  let pipeline: PipelineClient | undefined;
+  const stopAll = async () => {
+    for (const child of [...running].reverse()) await child.stop().catch(() => undefined);
+    running.clear();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping the worker and the Temporal dev server`);
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const machine = await machineInfo(pool);
+    const dataDir = path.join(options.workDir, 'data');
+    await rm(dataDir, { recursive: true, force: true });
+    await mkdir(dataDir, { recursive: true });
+    server = await startTemporalServer(path.join(options.workDir, 'temporal.log'));
+    running.add(server);
+    log(`Temporal dev server on ${server.address} (pid ${server.pid})`);
+    pipeline = await connectPipelineClient(server.address);
+    const ctx: Context = {
+      options,
+      pool,
+      pipeline,
+      workerEnv: { databaseUrl, temporalAddress: server.address, taskQueue: TASK_QUEUE, dataDir, inputDir: sample.dir },
+      workerLog: path.join(options.workDir, 'worker.log'),
+    };
+
+    const address = await measureSource(ctx, {
+      sourceId: 'no-address',
+      title: 'Addresses',
+      unit: 'address',
+      table: 'address',
+      input: sample.address,
+      expectedRows: sample.addresses,
+      ogr: () => addressLoad(options.databaseName, sample.address.zipPath, sample.address.entry),
+    });
+    const cadastre = await measureSource(ctx, {
+      sourceId: 'no-cadastre',
+      title: 'Parcels',
+      unit: 'parcel',
+      table: 'parcel',
+      input: sample.teig,
+      expectedRows: sample.parcels,
+      ogr: () => teigLoad(options.databaseName, sample.teig.zipPath, sample.teig.entry),
+    });
+    // Both sources are published now (each reset only its own tables): the nightly finds both unchanged.
+    log(`live rows: ${await countRows(pool, 'address')} addresses, ${await countRows(pool, 'parcel')} parcels`);
+    const nightly = await measureNightly(ctx);
+
+    const results: BenchResults = {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      runs: options.runs,
+      machine,
+      loadAverageBefore,
+      loadAverageAfter: await loadAverage(),
+      sample,
+      address,
+      cadastre,
+      nightly,
+    };
+    await writeFile(path.join(options.workDir, `results-${options.parcels}.json`), `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(options.out, renderReport(results));
+    process.stdout.write(renderSummary(results, options.out));
+  } finally {
+    await pipeline?.close().catch(() => undefined);
+    await stopAll();
+    await pool.end();
+    await dropDatabase(options.databaseName).catch((error) => log(`could not drop ${options.databaseName}: ${(error as Error).message}`));
+  }
+}
+
+main().catch((error: unknown) => {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,71 @@
+import { stat } from 'node:fs/promises';
+import yauzl from 'yauzl';
+import { ADDRESS_CSV_ENTRY, TEIG_GML_ENTRY, generateSample } from '../sample/generate.js';
+
+/**
+ * The benchmark's input: the deterministic sample registers at the requested size, generated
+ * once (the generator leaves a directory alone when its manifest matches).
+ */
+
+export interface InputFile {
+  zipPath: string;
+  /** The data file inside the zip. */
+  entry: string;
+  zipBytes: number;
+  entryBytes: number;
+}
+
+export interface BenchSample {
+  dir: string;
+  parcels: number;
+  addresses: number;
+  generated: boolean;
+  generateSeconds: number;
+  address: InputFile;
+  teig: InputFile;
+}
+
+function entrySize(zipPath: string, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(zipPath, { lazyEntries: true, autoClose: true }, (error, zip) => {
+      if (error || !zip) return reject(error ?? new Error(`cannot open ${zipPath}`));
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (entry.fileName === name) {
+          zip.close();
+          resolve(entry.uncompressedSize);
+        } else zip.readEntry();
+      });
+      zip.on('end', () => reject(new Error(`${zipPath} has no entry ${name}`)));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+async function describe(zipPath: string, entry: string): Promise<InputFile> {
+  return { zipPath, entry, zipBytes: (await stat(zipPath)).size, entryBytes: await entrySize(zipPath, entry) };
+}
+
+export async function ensureSample(dir: string, parcels: number, log: (line: string) => void): Promise<BenchSample> {
+  const started = Date.now();
+  let lastReport = 0;
+  const result = await generateSample({
+    outDir: dir,
+    parcels,
+    seed: 'bench',
+    onProgress: (done, total) => {
+      if (Date.now() - lastReport < 10_000) return;
+      lastReport = Date.now();
+      log(`sample: ${Math.round((100 * done) / total)}% (${done} of ${total} parcel passes)`);
+    },
+  });
+  return {
+    dir: result.outDir,
+    parcels: result.parcels,
+    addresses: result.addresses,
+    generated: !result.skipped,
+    generateSeconds: (Date.now() - started) / 1000,
+    address: await describe(result.files.addressCsvZip, ADDRESS_CSV_ENTRY),
+    teig: await describe(result.files.teigGmlZip, TEIG_GML_ENTRY),
+  };
+}

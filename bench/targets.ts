@@ -1,0 +1,50 @@
+import type { BenchResults } from './results.js';
+import { rate, spread } from './stats.js';
+
+/** The performance targets from the issue, judged on the measured figures. */
+
+export const ADDRESS_TARGET_ROWS_PER_SECOND = 150_000;
+export const WORKER_MEMORY_LIMIT_BYTES = 2 ** 30;
+
+export interface TargetVerdict {
+  target: string;
+  measured: string;
+  met: boolean | null;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const mib = (bytes: number) => `${int(bytes / 2 ** 20)} MiB`;
+
+export function workerPeaks(results: BenchResults): number[] {
+  return [...results.address.loads, ...results.cadastre.loads, ...results.nightly].map((run) => run.memory.peakBytes);
+}
+
+export function evaluateTargets(results: BenchResults): TargetVerdict[] {
+  const addressRates = spread(results.address.loads.map((run) => rate(run.rowsStaged, run.seconds)));
+  const parcelSeconds = spread(results.cadastre.loads.map((run) => run.seconds));
+  const peaks = spread(workerPeaks(results));
+  const verdicts: TargetVerdict[] = [
+    {
+      target: `addresses ≥ ${int(ADDRESS_TARGET_ROWS_PER_SECOND)} rows/s end to end`,
+      measured: `${int(addressRates.median)} rows/s median (${int(addressRates.min)}–${int(addressRates.max)})`,
+      met: addressRates.median >= ADDRESS_TARGET_ROWS_PER_SECOND,
+    },
+  ];
+  const ogr = results.cadastre.ogr;
+  if ('runs' in ogr) {
+    const ogrSeconds = spread(ogr.runs.map((run) => run.seconds));
+    verdicts.push({
+      target: 'parcels faster than ogr2ogr on the same file',
+      measured: `nordprop ${parcelSeconds.median.toFixed(1)} s vs ogr2ogr ${ogrSeconds.median.toFixed(1)} s (medians; ${(ogrSeconds.median / parcelSeconds.median).toFixed(2)}× ogr2ogr's speed)`,
+      met: parcelSeconds.median < ogrSeconds.median,
+    });
+  } else {
+    verdicts.push({ target: 'parcels faster than ogr2ogr on the same file', measured: `not measured (${ogr.skipped})`, met: null });
+  }
+  verdicts.push({
+    target: 'worker peak memory under 1 GiB',
+    measured: `max ${mib(peaks.max)}, median ${mib(peaks.median)} (VmHWM over ${peaks.values.length} worker processes)`,
+    met: peaks.max < WORKER_MEMORY_LIMIT_BYTES,
+  });
+  return verdicts;
+}

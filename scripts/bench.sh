@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm run bench`: installs what the benchmark needs, then measures nordprop's loads of the
+# national-size sample registers against a raw COPY and ogr2ogr, and writes BENCHMARKS.md.
+# Flags go to bench/run.ts: `npm run bench -- --parcels 3000 --runs 1` is a quick smoke run
+# (it writes its report under .data/bench/, not BENCHMARKS.md).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$(nordprop_root)"
+
+ensure_postgres
+ensure_postgis
+ensure_node_modules
+ensure_build
+ensure_temporal_cli
+ensure_apt_package gdal-bin ogr2ogr
+
+# The compiled benchmark (dist/, like the worker it starts), not tsx: realistic numbers.
+# The machine's .env is not read: the benchmark sets every setting it depends on.
+NORDPROP_ENV_FILE='' exec node dist/bench/run.js "$@"

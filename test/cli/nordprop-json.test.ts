@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../lib/config.js';
+import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
+import { startPipeline, type TestPipeline } from '../support/pipeline.js';
+
+const run = promisify(execFile);
+let pipeline: TestPipeline;
+
+/** The built CLI (the package bin), with this file's database, server and task queue. */
+async function nordprop(...args: string[]): Promise<{ code: number; json: any; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('node', [path.join(PROJECT_ROOT, 'bin/nordprop.js'), ...args], { env: { ...process.env } });
+    return { code: 0, json: JSON.parse(stdout), stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, json: failed.stdout ? JSON.parse(failed.stdout) : undefined, stderr: failed.stderr };
+  }
+}
+
+beforeAll(async () => {
+  pipeline = await startPipeline();
+});
+afterAll(async () => {
+  await pipeline?.stop();
+});
+
+describe('nordprop --json', () => {
+  it('backfill --wait --json carries the run id, outcome and per-source counts', async () => {
+    const result = await nordprop('backfill', '--source', 'no-address', '--input', REAL_ADDRESS_ZIP, '--wait', '--json');
+    expect(result.code).toBe(0);
+    expect(result.json).toMatchObject({ runId: expect.stringMatching(/^r\d{8}-\d{6}-[0-9a-f]{6}$/), outcome: 'succeeded', kind: 'backfill' });
+    expect(result.json.sources).toEqual([
+      expect.objectContaining({ sourceId: 'no-address', outcome: 'published', rowsRead: 47, rowsStaged: 47, rowsRejected: 0, inserted: 47, updated: 0, deleted: 0 }),
+    ]);
+
+    const runs = await nordprop('runs', '--json');
+    expect(runs.json.items[0]).toMatchObject({ runId: result.json.runId, kind: 'backfill', outcome: 'succeeded', rowsRead: 47 });
+    const shown = await nordprop('runs', 'show', result.json.runId, '--json');
+    expect(shown.json.sources[0]).toMatchObject({ sourceId: 'no-address', inputSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(Object.keys(shown.json.sources[0].durationsMs).sort()).toEqual(['download', 'publish', 'stage', 'validate']);
+  });
+
+  it('lookup --json answers the parcel-less case and rejects an impossible latitude', async () => {
+    expect((await nordprop('lookup', '--lat', '58.15', '--lon', '8.06', '--json')).json).toEqual({ addresses: [] });
+    const bad = await nordprop('lookup', '--lat', '95', '--lon', '8', '--json');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/lat 95 is not a latitude between -90 and 90/);
+  });
+
+  it('exits non-zero with the reason when a backfill fails validation', async () => {
+    const result = await nordprop('backfill', '--source', 'no-address', '--input', path.join(PROJECT_ROOT, 'test/fixtures/no/address/kristiansand-40-rows.csv'), '--wait', '--json');
+    // A file without a Geonorge national name replaces only its municipalities: 40 of 47 in 4204 is a 15% drop.
+    expect(result.code).toBe(1);
+    expect(result.json.sources[0]).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/snapshot has 40 rows against 47 live/) });
+  });
+});
