@@ -14,7 +14,8 @@ const size = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`;
 const verdict = (met: boolean | null) => (met === null ? 'not measured' : met ? '**met**' : '**not met**');
 
-const range = (s: Spread, fmt: (n: number) => string) => (s.values.length > 1 ? `${fmt(s.min)}–${fmt(s.max)}` : '–');
+/** ` (min–max)` when there was more than one run, else nothing. */
+const range = (s: Spread, fmt: (n: number) => string) => (s.values.length > 1 ? ` (${fmt(s.min)}–${fmt(s.max)})` : '');
 
 interface Row {
   label: string;
@@ -52,7 +53,7 @@ function comparisonTable(source: SourceResult): { lines: string[]; nordprop: Row
     '|---|---:|---:|---:|---:|',
     ...rows.map((row) => {
       const relative = row === nordprop ? '1.00×' : `${(nordprop.rates.median / row.rates.median).toFixed(2)}×`;
-      return `| ${row.label} | ${int(row.rows)} | ${secs(row.seconds.median)} (${range(row.seconds, secs)}) | ${int(row.rates.median)} (${range(row.rates, int)}) | ${relative} |`;
+      return `| ${row.label} | ${int(row.rows)} | ${secs(row.seconds.median)}${range(row.seconds, secs)} | ${int(row.rates.median)}${range(row.rates, int)} | ${relative} |`;
     }),
   ];
   return { lines, nordprop, rows };
@@ -72,10 +73,10 @@ function phaseTable(loads: LoadRun[], rows: number): string[] {
   for (const phase of PHASES) {
     const values = loads.map((l) => (l.phasesMs[phase] ?? 0) / 1000);
     const s = spread(values);
-    lines.push(`| ${phase} | ${PHASE_WHAT[phase]} | ${secs(s.median)} (${range(s, secs)}) | ${pct(s.median / total.median)} | ${s.median > 0 ? int(rows / s.median) : '–'} |`);
+    lines.push(`| ${phase} | ${PHASE_WHAT[phase]} | ${secs(s.median)}${range(s, secs)} | ${pct(s.median / total.median)} | ${s.median > 0 ? int(rows / s.median) : '–'} |`);
   }
   const overhead = spread(loads.map((l) => l.seconds - PHASES.reduce((sum, p) => sum + (l.phasesMs[p] ?? 0) / 1000, 0)));
-  lines.push(`| other | Temporal scheduling, ledger activities, dropping staging | ${secs(overhead.median)} (${range(overhead, secs)}) | ${pct(overhead.median / total.median)} | – |`);
+  lines.push(`| other | Temporal scheduling, ledger activities, dropping staging | ${secs(overhead.median)}${range(overhead, secs)} | ${pct(overhead.median / total.median)} | – |`);
   return lines;
 }
 
@@ -134,7 +135,7 @@ function nightlySection(results: BenchResults): string[] {
     '',
     '| measurement | seconds, median (min–max) | fraction of a full load |',
     '|---|---:|---:|',
-    `| nightly refresh, both sources, inputs unchanged | ${secs(nightly.median)} (${range(nightly, secs)}) | ${pct(nightly.median / fullLoad)} |`,
+    `| nightly refresh, both sources, inputs unchanged | ${secs(nightly.median)}${range(nightly, secs)} | ${pct(nightly.median / fullLoad)} |`,
     `| full load: address + parcel end-to-end medians, one after the other | ${secs(fullLoad)} | 100 % |`,
     '',
     `Outcomes: ${outcomes}. Hashing the larger input (download phase) took ${secs(download.median)} s (median). ${memoryLine(results.nightly)}`,
@@ -162,7 +163,7 @@ function perRunAppendix(results: BenchResults): string[] {
       );
     }
     if ('runs' in source.ogr) {
-      source.ogr.runs.forEach((m, i) => lines.push(`| ogr2ogr ${source.unit}s | ${i + 1} | ${secs(m.seconds)} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`));
+      source.ogr.runs.forEach((m, i) => lines.push(`| ogr2ogr ${source.unit === 'address' ? 'addresses' : 'parcels'} | ${i + 1} | ${secs(m.seconds)} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`));
     }
   }
   results.nightly.forEach((n, i) =>
@@ -172,7 +173,12 @@ function perRunAppendix(results: BenchResults): string[] {
 }
 
 function commandsSection(results: BenchResults): string[] {
-  const show = (command: string[]) => command.map((arg) => (/[\s"]/.test(arg) ? `'${arg}'` : arg)).join(' ').replaceAll(PROJECT_ROOT + '/', '');
+  const show = (command: string[]) =>
+    command
+      .map((arg) => arg.replace(/^GFS_TEMPLATE=.*$/, 'GFS_TEMPLATE=teig.gfs'))
+      .map((arg) => (/[\s"]/.test(arg) ? `'${arg}'` : arg))
+      .join(' ')
+      .replaceAll(PROJECT_ROOT + '/', '');
   const out = ['## ogr2ogr command lines', ''];
   for (const source of [results.cadastre, results.address]) {
     if ('runs' in source.ogr) out.push('```sh', `PG_USE_COPY=YES ${show(source.ogr.command)}`, '```', '');
@@ -232,7 +238,7 @@ export function renderReport(results: BenchResults): string {
     ...nightlySection(results),
     '## How it is measured',
     '',
-    '- **nordprop end to end**: a `backfill` workflow (`{ sourceId, input: <sample zip>, force: true }`) started with `@temporalio/client` on the benchmark\'s own task queue and timed from the start request until its result arrives. Before each run the source\'s live tables are emptied (`TRUNCATE`), its ledger rows deleted, and a `CHECKPOINT` taken, so every run is a first load that inserts every row. rows/s = rows staged ÷ seconds. The parcel load also publishes `parcel_property` and `property`; the address load geocodes nothing and links by key only.',
+    '- **nordprop end to end**: a `backfill` workflow (`{ sourceId, input: <sample zip>, force: true }`) started with `@temporalio/client` on the benchmark\'s own task queue and timed from the start request until its result arrives. Before each run the source\'s live tables are emptied (`TRUNCATE`), its ledger rows deleted, and a `CHECKPOINT` taken, so every run is a first load that inserts every row. rows/s = rows staged ÷ seconds. The parcel load also publishes `parcel_property` and `property` (the ceiling and ogr2ogr load the parcel table only).',
     '- **worker**: a fresh `node bin/nordprop.js worker` process per measured run, with `DATABASE_URL`, `TEMPORAL_ADDRESS`, `NORDPROP_TASK_QUEUE=bench`, `NORDPROP_DATA_DIR=.data/bench/data`, `NORDPROP_INPUT_DIR` = the sample folder and `NORDPROP_ENV_FILE=` (the machine\'s `.env` is ignored; every other setting at its default). Its peak memory is `VmHWM` from `/proc/<pid>/status`, read when the run has finished.',
     `- **Temporal**: the benchmark\'s own dev server on a free port, in memory, stopped at the end; database \`nordprop_bench\`, dropped and re-created and migrated at the start, dropped at the end.`,
     '- **raw COPY ceiling**: after the last load, the published table is written out with a server-side `COPY (SELECT * FROM <table>) TO <file>`, then timed loading back with a server-side `COPY <copy> FROM <file>` into `CREATE TABLE … (LIKE <table> INCLUDING ALL)` (the same primary key, B-tree and GiST indexes the publish writes into), into `(LIKE <table> INCLUDING DEFAULTS)` (no index), and into the latter with the live table\'s indexes built afterwards. No parsing, no reprojection, no network, no merge: the fastest PostgreSQL can take these rows on this machine.',

@@ -56,4 +56,15 @@ describe('nordprop --json', () => {
     expect(result.code).toBe(1);
     expect(result.json.sources[0]).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/snapshot has 40 rows against 47 live/) });
   });
+
+  it('schedule create is idempotent and describes the nightly 02:00 Europe/Oslo run with overlaps skipped', async () => {
+    const created = await nordprop('schedule', 'create', '--json');
+    expect(created.code).toBe(0);
+    expect((await nordprop('schedule', 'create', '--json')).code).toBe(0);
+    const paused = await nordprop('schedule', 'pause', '--json');
+    expect(paused.json).toMatchObject({ scheduleId: 'nordprop-nightly-refresh', paused: true, timezone: 'Europe/Oslo', overlap: 'SKIP' });
+    // 02:00 in Oslo is 01:00 UTC in winter and 00:00 UTC in summer.
+    for (const next of paused.json.nextActionTimes) expect(next).toMatch(/T0[01]:00:00\.000Z$/);
+    expect((await nordprop('schedule', 'unpause', '--json')).json.paused).toBe(false);
+  });
 });
