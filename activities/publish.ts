@@ -27,10 +27,10 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
     const merged = await source.publish({ client, stagingTable, runId: request.runId, sourceId: source.id }, scope);
     await client.query(
       `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
-         details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb),
+         details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb, 'publishStepsMs', $9::jsonb),
          durations_ms = durations_ms || jsonb_build_object('publish', $8::numeric), finished_at = now()
        WHERE run_id = $1 AND source_id = $2`,
-      [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), Math.round(performance.now() - started)],
+      [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), Math.round(performance.now() - started), JSON.stringify(merged.stepsMs ?? {})],
     );
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
   });

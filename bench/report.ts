@@ -3,7 +3,9 @@ import { PROJECT_ROOT } from '../lib/config.js';
 import type { CeilingShape } from './copy-ceiling.js';
 import type { BenchResults, LoadRun, SourceResult } from './results.js';
 import { rate, spread, type Spread } from './stats.js';
-import { evaluateTargets, workerPeaks } from './targets.js';
+import { findings } from './findings.js';
+import { evaluateTargets, footprint, workerPeaks } from './targets.js';
+import type { MemoryPeak } from './worker-process.js';
 
 /** BENCHMARKS.md and the short stdout summary, rendered from the measured results only. */
 
@@ -76,14 +78,66 @@ function phaseTable(loads: LoadRun[], rows: number): string[] {
     lines.push(`| ${phase} | ${PHASE_WHAT[phase]} | ${secs(s.median)}${range(s, secs)} | ${pct(s.median / total.median)} | ${s.median > 0 ? int(rows / s.median) : '–'} |`);
   }
   const overhead = spread(loads.map((l) => l.seconds - PHASES.reduce((sum, p) => sum + (l.phasesMs[p] ?? 0) / 1000, 0)));
-  lines.push(`| other | Temporal scheduling, ledger activities, dropping staging | ${secs(overhead.median)}${range(overhead, secs)} | ${pct(overhead.median / total.median)} | – |`);
+  lines.push(`| other | Temporal scheduling and hand-offs between activities, ledger activities, the publish COMMIT, dropping the staging table | ${secs(overhead.median)}${range(overhead, secs)} | ${pct(overhead.median / total.median)} | – |`);
   return lines;
 }
 
-function memoryLine(loads: { memory: { peakBytes: number; readyBytes: number } }[]): string {
-  const peak = spread(loads.map((l) => l.memory.peakBytes));
+function stageSteps(source: SourceResult): string[] {
+  if (!source.stage.length) return [];
+  const stage = spread(source.loads.map((l) => (l.phasesMs.stage ?? 0) / 1000)).median;
+  const rows = source.loads[0]?.rowsStaged ?? 0;
+  const lines = [
+    'Inside the stage phase: the same zip read in the benchmark process (no Temporal, no database) by ever longer prefixes of the stage pipeline, one pass each:',
+    '',
+    '| step | seconds (cumulative) | added by this step | rows/s up to here |',
+    '|---|---:|---:|---:|',
+  ];
+  let previous = 0;
+  for (const level of source.stage) {
+    lines.push(`| ${level.label} | ${secs(level.seconds)} | ${secs(level.seconds - previous)} | ${level.records ? int(rate(level.records, level.seconds)) : '–'} |`);
+    previous = level.seconds;
+  }
+  lines.push(
+    `| stage phase in the pipeline (median above): the above + COPY into staging over the network, backpressure and the stage activity's own work | ${secs(stage)} | ${secs(stage - previous)} | ${int(rate(rows, stage))} |`,
+    '',
+  );
+  return lines;
+}
+
+function publishSteps(source: SourceResult): string[] {
+  const p = source.publish;
+  const publish = spread(source.loads.map((l) => (l.phasesMs.publish ?? 0) / 1000)).median;
+  const row = (t: { statement: string; seconds: number; rows: number | null }) => `| ${t.statement} | ${secs(t.seconds)} | ${t.rows === null ? '–' : int(t.rows)} |`;
+  return [
+    `Inside the publish phase: the ${int(p.rows)} published rows put back into a staging table, the live tables emptied, and the adapter's own \`publish()\` run on them in one transaction, each statement timed (one pass; the pipeline's publish phase above took ${secs(publish)} s, median):`,
+    '',
+    '| statement | seconds | rows |',
+    '|---|---:|---:|',
+    ...p.firstLoad.map(row),
+    `| **total, first load into empty live tables** | **${secs(p.firstLoadSeconds)}** | |`,
+    '',
+    'For comparison, on the same staging table:',
+    '',
+    '| statement | seconds | rows |',
+    '|---|---:|---:|',
+    ...p.plainInsert.map(row),
+    `| **plain INSERT … SELECT into the empty indexed live table(s), total** | **${secs(p.plainInsertSeconds)}** | |`,
+    `| **publish() again with the same snapshot (every row unchanged), total** | **${secs(p.unchangedSeconds)}** | |`,
+    '',
+  ];
+}
+
+function memoryLine(loads: { memory: MemoryPeak }[]): string {
+  const peak = spread(loads.map((l) => footprint(l.memory)));
+  const hwm = spread(loads.map((l) => l.memory.peakBytes));
+  const tree = spread(loads.map((l) => l.memory.sampledTreeRssBytes));
   const ready = spread(loads.map((l) => l.memory.readyBytes));
-  return `Peak worker memory (VmHWM of the worker process, one process per run): median ${mib(peak.median)}, max ${mib(peak.max)}; of which already reached at start-up, after bundling the workflow code and before any work: median ${mib(ready.median)}.`;
+  const processes = Math.max(...loads.map((l) => l.memory.processes));
+  return (
+    `Peak worker memory (a fresh worker per run): median ${mib(peak.median)}, max ${mib(peak.max)} ` +
+    `(largest VmHWM in the worker's process tree: median ${mib(hwm.median)}; summed VmRSS of the tree${processes > 1 ? `, ${processes} processes as \`bin/nordprop.js\` re-execs node for the worker` : ''}, sampled every 250 ms: median ${mib(tree.median)}). ` +
+    `Already reached at start-up, after bundling the workflow code and before any work: median ${mib(ready.median)}.`
+  );
 }
 
 function sourceSection(source: SourceResult, results: BenchResults): string[] {
@@ -107,6 +161,8 @@ function sourceSection(source: SourceResult, results: BenchResults): string[] {
     '',
     ...phaseTable(source.loads, first.rowsStaged),
     '',
+    ...stageSteps(source),
+    ...publishSteps(source),
     memoryLine(source.loads),
     '',
   ];
@@ -147,18 +203,18 @@ function perRunAppendix(results: BenchResults): string[] {
   const lines = [
     '## Per-run figures',
     '',
-    '| measurement | run | seconds | rows | rows/s | phases (s): download / stage / validate / publish | worker VmHWM |',
+    '| measurement | run | seconds | rows | rows/s | phases (s): download / stage / validate / publish | worker peak memory |',
     '|---|---:|---:|---:|---:|---|---:|',
   ];
   const phaseText = (p: Record<string, number>) => PHASES.map((ph) => ((p[ph] ?? 0) / 1000).toFixed(1)).join(' / ');
   for (const source of [results.address, results.cadastre]) {
     source.loads.forEach((l, i) =>
-      lines.push(`| ${source.sourceId} end to end | ${i + 1} | ${secs(l.seconds)} | ${int(l.rowsStaged)} | ${int(rate(l.rowsStaged, l.seconds))} | ${phaseText(l.phasesMs)} | ${mib(l.memory.peakBytes)} |`),
+      lines.push(`| ${source.sourceId} end to end | ${i + 1} | ${secs(l.seconds)} | ${int(l.rowsStaged)} | ${int(rate(l.rowsStaged, l.seconds))} | ${phaseText(l.phasesMs)} | ${mib(footprint(l.memory))} |`),
     );
     for (const shape of ['indexed', 'bare', 'bare-then-index'] as CeilingShape[]) {
       source.ceiling[shape].forEach((m, i) =>
         lines.push(
-          `| COPY ${source.table}, ${shape} | ${i + 1} | ${secs(m.seconds)}${m.indexSeconds ? ` (COPY ${secs(m.copySeconds)} + indexes ${secs(m.indexSeconds)})` : ''} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`,
+          `| COPY ${source.table}, ${shape} | ${i + 1} | ${secs(m.seconds)}${m.indexBuilds.length ? ` (COPY ${secs(m.copySeconds)} + ${m.indexBuilds.map((b) => `${b.index} ${secs(b.seconds)}`).join(' + ')})` : ''} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`,
         ),
       );
     }
@@ -167,7 +223,7 @@ function perRunAppendix(results: BenchResults): string[] {
     }
   }
   results.nightly.forEach((n, i) =>
-    lines.push(`| nightly, unchanged | ${i + 1} | ${secs(n.seconds)} | – | – | ${Object.entries(n.outcomes).map(([s, o]) => `${s} ${o}`).join(', ')} | ${mib(n.memory.peakBytes)} |`),
+    lines.push(`| nightly, unchanged | ${i + 1} | ${secs(n.seconds)} | – | – | ${Object.entries(n.outcomes).map(([s, o]) => `${s} ${o}`).join(', ')} | ${mib(footprint(n.memory))} |`),
   );
   return [...lines, ''];
 }
@@ -190,6 +246,28 @@ function commandsSection(results: BenchResults): string[] {
   return out;
 }
 
+function codeSection(results: BenchResults): string[] {
+  const builds = new Map<string, string[]>();
+  const note = (build: string, label: string) => builds.set(build, [...(builds.get(build) ?? []), label]);
+  for (const source of [results.address, results.cadastre]) source.loads.forEach((l, i) => note(l.build, `${source.sourceId} run ${i + 1}`));
+  results.nightly.forEach((n, i) => note(n.build, `nightly run ${i + 1}`));
+  const { commit, uncommitted } = results.source;
+  const lines = [
+    '## Measured code',
+    '',
+    `Commit \`${commit}\`${uncommitted.length ? ` with uncommitted changes (work in progress at the time of the run) in ${uncommitted.map((f) => `\`${f}\``).join(', ')}` : ', no uncommitted changes in the pipeline'}.`,
+  ];
+  if (builds.size === 1) {
+    lines.push(`Every worker process ran the same compiled pipeline (\`dist/\` fingerprint \`${[...builds.keys()][0]}\`).`);
+  } else {
+    lines.push(
+      `**Warning: \`dist/\` was rebuilt during the run** (someone else's build), so not every worker ran the same code: ` +
+        [...builds.entries()].map(([b, runs]) => `\`${b}\` for ${runs.join(', ')}`).join('; ') + '.',
+    );
+  }
+  return [...lines, ''];
+}
+
 export function renderReport(results: BenchResults): string {
   const m = results.machine;
   const peaks = spread(workerPeaks(results));
@@ -199,13 +277,17 @@ export function renderReport(results: BenchResults): string {
     '# Benchmarks',
     '',
     `Produced by \`npm run bench\` (\`scripts/bench.sh\` → \`bench/run.ts\`, compiled to \`dist/\`) on ${results.startedAt.slice(0, 10)}, in one run from ${results.startedAt.slice(11, 16)} to ${results.finishedAt.slice(11, 16)} UTC. ` +
-      `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench\` (about half an hour; \`npm run bench -- --parcels 3000 --runs 1\` is a one-minute smoke run that writes to \`.data/bench/\` instead).`,
+      `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench\` (this run took ${Math.round((Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60000)} minutes; \`npm run bench -- --parcels 3000 --runs 1\` is a one-minute smoke run that writes to \`.data/bench/\` instead).`,
     '',
     '## Targets',
     '',
     '| target | measured | verdict |',
     '|---|---|---|',
     ...targets.map((t) => `| ${t.target} | ${t.measured} | ${verdict(t.met)} |`),
+    '',
+    '## What the figures say',
+    '',
+    ...findings(results).map((line) => `- ${line}`),
     '',
     '## Machine',
     '',
@@ -221,6 +303,7 @@ export function renderReport(results: BenchResults): string {
     `| Temporal | dev server (Temporal CLI \`server start-dev\`, in memory), one worker process (\`node bin/nordprop.js worker\`) |`,
     `| load average (1/5/15 min) | before: ${results.loadAverageBefore}; after: ${results.loadAverageAfter} |`,
     '',
+    ...codeSection(results),
     '## Data',
     '',
     `The deterministic sample registers${results.sample.parcels === 300_000 ? ' at national size' : ' (a reduced size, not national)'} (\`generateSample({ parcels: ${int(results.sample.parcels)}, seed: 'bench' })\`, in \`.data/bench/\`): ` +
@@ -239,7 +322,7 @@ export function renderReport(results: BenchResults): string {
     '## How it is measured',
     '',
     '- **nordprop end to end**: a `backfill` workflow (`{ sourceId, input: <sample zip>, force: true }`) started with `@temporalio/client` on the benchmark\'s own task queue and timed from the start request until its result arrives. Before each run the source\'s live tables are emptied (`TRUNCATE`), its ledger rows deleted, and a `CHECKPOINT` taken, so every run is a first load that inserts every row. rows/s = rows staged ÷ seconds. The parcel load also publishes `parcel_property` and `property` (the ceiling and ogr2ogr load the parcel table only).',
-    '- **worker**: a fresh `node bin/nordprop.js worker` process per measured run, with `DATABASE_URL`, `TEMPORAL_ADDRESS`, `NORDPROP_TASK_QUEUE=bench`, `NORDPROP_DATA_DIR=.data/bench/data`, `NORDPROP_INPUT_DIR` = the sample folder and `NORDPROP_ENV_FILE=` (the machine\'s `.env` is ignored; every other setting at its default). Its peak memory is `VmHWM` from `/proc/<pid>/status`, read when the run has finished.',
+    '- **worker**: a fresh `node bin/nordprop.js worker` process per measured run, with `DATABASE_URL`, `TEMPORAL_ADDRESS`, `NORDPROP_TASK_QUEUE=bench`, `NORDPROP_DATA_DIR=.data/bench/data`, `NORDPROP_INPUT_DIR` = the sample folder and `NORDPROP_ENV_FILE=` (the machine\'s `.env` is ignored; every other setting at its default). Its peak memory is the largest `VmHWM` (from `/proc/<pid>/status`, read when the run has finished) among the worker\'s processes, or the summed `VmRSS` of its process tree sampled every 250 ms if that was larger.',
     `- **Temporal**: the benchmark\'s own dev server on a free port, in memory, stopped at the end; database \`nordprop_bench\`, dropped and re-created and migrated at the start, dropped at the end.`,
     '- **raw COPY ceiling**: after the last load, the published table is written out with a server-side `COPY (SELECT * FROM <table>) TO <file>`, then timed loading back with a server-side `COPY <copy> FROM <file>` into `CREATE TABLE … (LIKE <table> INCLUDING ALL)` (the same primary key, B-tree and GiST indexes the publish writes into), into `(LIKE <table> INCLUDING DEFAULTS)` (no index), and into the latter with the live table\'s indexes built afterwards. No parsing, no reprojection, no network, no merge: the fastest PostgreSQL can take these rows on this machine.',
     '- **ogr2ogr**: GDAL loading the same zip into PostGIS, reprojected to EPSG:4326, `PG_USE_COPY=YES`, GiST index built, timed as a process; its row count and geometry types are checked after each run.',
@@ -248,7 +331,7 @@ export function renderReport(results: BenchResults): string {
     '',
     ...commandsSection(results),
     ...perRunAppendix(results),
-    `Worker peak memory over all ${peaks.values.length} measured worker processes: median ${mib(peaks.median)}, max ${mib(peaks.max)}.`,
+    `Worker peak memory over all ${peaks.values.length} measured worker runs: median ${mib(peaks.median)}, max ${mib(peaks.max)}.`,
     '',
   ].join('\n');
 }

@@ -1,7 +1,10 @@
+import type { SourceState } from './build-stamp.js';
 import type { CeilingMeasurement, CeilingShape } from './copy-ceiling.js';
 import type { MachineInfo } from './machine.js';
 import type { OgrMeasurement } from './ogr2ogr.js';
+import type { PublishBreakdown } from './publish-breakdown.js';
 import type { BenchSample } from './sample-data.js';
+import type { StageLevel } from './stage-breakdown.js';
 import type { MemoryPeak } from './worker-process.js';
 
 /** Everything one benchmark run measured: the report is rendered from this alone. */
@@ -18,6 +21,8 @@ export interface LoadRun {
   /** download / stage / validate / publish, as recorded in source_run.durations_ms. */
   phasesMs: Record<string, number>;
   memory: MemoryPeak;
+  /** Fingerprint of the compiled pipeline the worker ran. */
+  build: string;
 }
 
 export interface OgrResult {
@@ -41,6 +46,10 @@ export interface SourceResult {
   /** Live rows after the last load (in the ceiling's table). */
   publishedRows: number;
   ogr: OgrResult | { skipped: string };
+  /** The adapter's publish() replayed on the published rows, statement by statement (one pass). */
+  publish: PublishBreakdown;
+  /** The stage pipeline's steps run on their own in the benchmark process (one pass). */
+  stage: StageLevel[];
 }
 
 export interface NightlyRun {
@@ -49,6 +58,7 @@ export interface NightlyRun {
   outcomes: Record<string, string>;
   phasesMs: Record<string, Record<string, number>>;
   memory: MemoryPeak;
+  build: string;
 }
 
 export interface BenchResults {
@@ -56,6 +66,8 @@ export interface BenchResults {
   finishedAt: string;
   runs: number;
   machine: MachineInfo;
+  /** The commit and the uncommitted pipeline files at the start. */
+  source: SourceState;
   loadAverageBefore: string;
   loadAverageAfter: string;
   sample: BenchSample;

@@ -6,11 +6,14 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { distFingerprint, sourceState } from './build-stamp.js';
 import { dumpTable, measureCopy, type CeilingShape } from './copy-ceiling.js';
 import { countRows, dropDatabase, recreateDatabase, resetSource } from './database.js';
 import { loadAverage, machineInfo } from './machine.js';
 import { addressLoad, dropOgrTable, measureOgr, teigLoad, type OgrLoad } from './ogr2ogr.js';
 import { parseOptions, type BenchOptions } from './options.js';
+import { publishBreakdown } from './publish-breakdown.js';
+import { addressStageBreakdown, teigStageBreakdown, type StageLevel } from './stage-breakdown.js';
 import { connectPipelineClient, runBackfill, runNightly, type PipelineClient, type PipelineRun } from './pipeline-run.js';
 import { renderReport, renderSummary } from './report.js';
 import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
@@ -34,20 +37,21 @@ interface Context {
 /** Processes to stop however the run ends. */
 const running = new Set<{ stop(): Promise<void> }>();
 
-async function withWorker<T>(ctx: Context, work: () => Promise<T>): Promise<{ result: T; memory: MemoryPeak }> {
+async function withWorker<T>(ctx: Context, work: () => Promise<T>): Promise<{ result: T; memory: MemoryPeak; build: string }> {
+  const build = await distFingerprint();
   const worker: WorkerProcess = await startWorker(ctx.workerEnv, ctx.workerLog);
   running.add(worker);
   try {
     const result = await work();
     const memory = await worker.memoryPeak();
-    return { result, memory };
+    return { result, memory, build };
   } finally {
     await worker.stop();
     running.delete(worker);
   }
 }
 
-function loadRun(run: PipelineRun, sourceId: string, memory: MemoryPeak): LoadRun {
+function loadRun(run: PipelineRun, sourceId: string, memory: MemoryPeak, build: string): LoadRun {
   const entry = run.ledger[sourceId];
   return {
     runId: run.runId,
@@ -59,6 +63,7 @@ function loadRun(run: PipelineRun, sourceId: string, memory: MemoryPeak): LoadRu
     inserted: entry.inserted,
     phasesMs: entry.durationsMs,
     memory,
+    build,
   };
 }
 
@@ -66,11 +71,11 @@ async function measureLoads(ctx: Context, sourceId: string, input: InputFile): P
   const loads: LoadRun[] = [];
   for (let i = 1; i <= ctx.options.runs; i++) {
     await resetSource(ctx.pool, sourceId);
-    const { result: run, memory } = await withWorker(ctx, () => runBackfill(ctx.pipeline, ctx.pool, TASK_QUEUE, sourceId, input.zipPath));
-    const load = loadRun(run, sourceId, memory);
+    const { result: run, memory, build } = await withWorker(ctx, () => runBackfill(ctx.pipeline, ctx.pool, TASK_QUEUE, sourceId, input.zipPath));
+    const load = loadRun(run, sourceId, memory, build);
     loads.push(load);
     const phases = Object.entries(load.phasesMs).map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)}`).join(', ');
-    log(`${sourceId} run ${i}/${ctx.options.runs}: ${load.seconds.toFixed(1)} s, ${load.rowsStaged} rows, ${Math.round(load.rowsStaged / load.seconds)} rows/s [${phases}], worker VmHWM ${Math.round(memory.peakBytes / 2 ** 20)} MiB`);
+    log(`${sourceId} run ${i}/${ctx.options.runs}: ${load.seconds.toFixed(1)} s, ${load.rowsStaged} rows, ${Math.round(load.rowsStaged / load.seconds)} rows/s [${phases}], worker VmHWM ${Math.round(memory.peakBytes / 2 ** 20)} MiB, tree RSS ${Math.round(memory.sampledTreeRssBytes / 2 ** 20)} MiB (${memory.processes} processes)`);
   }
   return loads;
 }
@@ -110,28 +115,44 @@ async function measureOgrLoads(ctx: Context, load: OgrLoad, expectedRows: number
 
 async function measureSource(
   ctx: Context,
-  spec: { sourceId: string; title: string; unit: string; table: string; input: InputFile; expectedRows: number; ogr: () => Promise<OgrLoad> },
+  spec: {
+    sourceId: string;
+    title: string;
+    unit: string;
+    table: string;
+    input: InputFile;
+    expectedRows: number;
+    ogr: () => Promise<OgrLoad>;
+    stage: (zipPath: string) => Promise<StageLevel[]>;
+  },
 ): Promise<SourceResult> {
   log(`== ${spec.sourceId}: ${ctx.options.runs} end-to-end load(s)`);
   const loads = await measureLoads(ctx, spec.sourceId, spec.input);
   log(`== ${spec.sourceId}: raw COPY ceiling on ${spec.table}`);
   const { ceiling, dumpBytes, publishedRows } = await measureCeiling(ctx, spec.table);
+  log(`== ${spec.sourceId}: publish statement by statement`);
+  const publish = await publishBreakdown(ctx.pool, spec.sourceId);
+  for (const t of publish.firstLoad) log(`  ${t.seconds.toFixed(1)} s  ${t.statement}${t.rows === null ? '' : ` (${t.rows} rows)`}`);
+  log(`  publish ${publish.firstLoadSeconds.toFixed(1)} s; plain INSERT ${publish.plainInsertSeconds.toFixed(1)} s; unchanged republish ${publish.unchangedSeconds.toFixed(1)} s`);
+  log(`== ${spec.sourceId}: stage steps on their own`);
+  const stage = await spec.stage(spec.input.zipPath);
+  for (const l of stage) log(`  ${l.seconds.toFixed(1)} s  ${l.label}`);
   let ogr: SourceResult['ogr'] = { skipped: 'left out with --skip-ogr' };
   if (!ctx.options.skipOgr) {
     log(`== ${spec.sourceId}: ogr2ogr`);
     ogr = await measureOgrLoads(ctx, await spec.ogr(), spec.expectedRows);
   }
-  return { sourceId: spec.sourceId, title: spec.title, unit: spec.unit, table: spec.table, input: spec.input, loads, ceiling, dumpBytes, publishedRows, ogr };
+  return { sourceId: spec.sourceId, title: spec.title, unit: spec.unit, table: spec.table, input: spec.input, loads, ceiling, dumpBytes, publishedRows, ogr, publish, stage };
 }
 
 async function measureNightly(ctx: Context): Promise<NightlyRun[]> {
   log(`== nightly refresh on unchanged inputs: ${ctx.options.runs} run(s)`);
   const runs: NightlyRun[] = [];
   for (let i = 1; i <= ctx.options.runs; i++) {
-    const { result: run, memory } = await withWorker(ctx, () => runNightly(ctx.pipeline, ctx.pool, TASK_QUEUE, SOURCES));
+    const { result: run, memory, build } = await withWorker(ctx, () => runNightly(ctx.pipeline, ctx.pool, TASK_QUEUE, SOURCES));
     const outcomes = Object.fromEntries(Object.entries(run.ledger).map(([s, e]) => [s, e.outcome]));
     const phasesMs = Object.fromEntries(Object.entries(run.ledger).map(([s, e]) => [s, e.durationsMs]));
-    runs.push({ runId: run.runId, seconds: run.seconds, outcomes, phasesMs, memory });
+    runs.push({ runId: run.runId, seconds: run.seconds, outcomes, phasesMs, memory, build });
     log(`nightly run ${i}: ${run.seconds.toFixed(2)} s, ${Object.entries(outcomes).map(([s, o]) => `${s} ${o}`).join(', ')}`);
   }
   return runs;
@@ -141,6 +162,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = new Date().toISOString();
   const loadAverageBefore = await loadAverage();
+  const source = await sourceState();
   await mkdir(options.workDir, { recursive: true });
   log(`sample: ${options.parcels} parcels in ${path.relative(process.cwd(), options.sampleDir)} (generated once, then reused)`);
   const sample: BenchSample = await ensureSample(options.sampleDir, options.parcels, log);
@@ -186,6 +208,7 @@ async function main(): Promise<void> {
       input: sample.address,
       expectedRows: sample.addresses,
       ogr: () => addressLoad(options.databaseName, sample.address.zipPath, sample.address.entry),
+      stage: addressStageBreakdown,
     });
     const cadastre = await measureSource(ctx, {
       sourceId: 'no-cadastre',
@@ -195,6 +218,7 @@ async function main(): Promise<void> {
       input: sample.teig,
       expectedRows: sample.parcels,
       ogr: () => teigLoad(options.databaseName, sample.teig.zipPath, sample.teig.entry),
+      stage: teigStageBreakdown,
     });
     // Both sources are published now (each reset only its own tables): the nightly finds both unchanged.
     log(`live rows: ${await countRows(pool, 'address')} addresses, ${await countRows(pool, 'parcel')} parcels`);
@@ -205,6 +229,7 @@ async function main(): Promise<void> {
       finishedAt: new Date().toISOString(),
       runs: options.runs,
       machine,
+      source,
       loadAverageBefore,
       loadAverageAfter: await loadAverage(),
       sample,

@@ -15,8 +15,11 @@ export interface TargetVerdict {
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const mib = (bytes: number) => `${int(bytes / 2 ** 20)} MiB`;
 
+/** A worker run's footprint: its largest VmHWM, or the sampled RSS of its whole process tree when that was larger. */
+export const footprint = (memory: { peakBytes: number; sampledTreeRssBytes: number }) => Math.max(memory.peakBytes, memory.sampledTreeRssBytes);
+
 export function workerPeaks(results: BenchResults): number[] {
-  return [...results.address.loads, ...results.cadastre.loads, ...results.nightly].map((run) => run.memory.peakBytes);
+  return [...results.address.loads, ...results.cadastre.loads, ...results.nightly].map((run) => footprint(run.memory));
 }
 
 export function evaluateTargets(results: BenchResults): TargetVerdict[] {
@@ -43,7 +46,7 @@ export function evaluateTargets(results: BenchResults): TargetVerdict[] {
   }
   verdicts.push({
     target: 'worker peak memory under 1 GiB',
-    measured: `max ${mib(peaks.max)}, median ${mib(peaks.median)} (VmHWM over ${peaks.values.length} worker processes)`,
+    measured: `max ${mib(peaks.max)}, median ${mib(peaks.median)} (over ${peaks.values.length} measured worker runs)`,
     met: peaks.max < WORKER_MEMORY_LIMIT_BYTES,
   });
   return verdicts;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/config.js';
 
@@ -8,7 +8,10 @@ import { PROJECT_ROOT } from '../lib/config.js';
  * The real pipeline worker, `node bin/nordprop.js worker`, as a child process configured only
  * through its environment (as in production). Its peak resident memory is the kernel's
  * high-water mark, VmHWM in /proc/<pid>/status, so one worker process per measured run gives
- * one peak per run.
+ * one peak per run. `bin/nordprop.js` may re-exec node with other flags for the worker, so
+ * the worker is a process tree: the peak is the largest VmHWM in the tree, and the tree's
+ * summed VmRSS is also sampled every 250 ms as a cross-check (VmHWM is only updated lazily
+ * by the kernel).
  */
 
 export interface WorkerEnv {
@@ -20,17 +23,19 @@ export interface WorkerEnv {
 }
 
 export interface MemoryPeak {
-  /** VmHWM once the worker was ready (after bundling the workflow code), before any run. */
+  /** Largest VmHWM in the worker's process tree once it was ready (after bundling the workflow code), before any run. */
   readyBytes: number;
-  /** VmHWM after the run: the peak of the whole process life. */
+  /** Largest VmHWM in the worker's process tree after the run: the peak of the whole process life. */
   peakBytes: number;
+  /** Largest sum of VmRSS over the process tree seen by the 250 ms sampler. */
+  sampledTreeRssBytes: number;
+  /** How many processes the tree had (2 when bin/nordprop.js re-execs node for the worker). */
+  processes: number;
 }
 
 export interface WorkerProcess {
   pid: number;
-  /** VmHWM once the worker logged that it polls. */
-  readyHwmBytes: number;
-  /** Reads VmHWM now; call before stop(). */
+  /** Reads the peaks now; call before stop(). */
   memoryPeak(): Promise<MemoryPeak>;
   stop(): Promise<void>;
 }
@@ -47,11 +52,33 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-export async function readStatusKb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+/** A field of /proc/<pid>/status in bytes; 0 once the process is gone. */
+export async function readStatusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
-  return Number(match[1]);
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** The pid and all its descendants, from the ppid field of /proc/<pid>/stat. */
+async function processTree(root: number): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (Number.isFinite(ppid)) parents.set(Number(name), ppid);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
+  return tree;
+}
+
+async function treeMax(pids: number[], field: 'VmHWM' | 'VmRSS'): Promise<number> {
+  return Math.max(0, ...(await Promise.all(pids.map((pid) => readStatusBytes(pid, field)))));
+}
+
+async function treeSum(pids: number[], field: 'VmHWM' | 'VmRSS'): Promise<number> {
+  return (await Promise.all(pids.map((pid) => readStatusBytes(pid, field)))).reduce((a, b) => a + b, 0);
 }
 
 function waitForReady(child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -104,14 +131,28 @@ export async function startWorker(settings: WorkerEnv, logFile: string): Promise
     throw error;
   }
   const pid = child.pid!;
-  const readyHwmBytes = (await readStatusKb(pid, 'VmHWM')) * 1024;
+  // The tree is complete once the worker polls (a re-exec happens before that).
+  const tree = await processTree(pid);
+  const readyBytes = await treeMax(tree, 'VmHWM');
+  let sampled = await treeSum(tree, 'VmRSS');
+  let sampling = false;
+  const sampler = setInterval(() => {
+    if (sampling) return;
+    sampling = true;
+    treeSum(tree, 'VmRSS')
+      .then((bytes) => (sampled = Math.max(sampled, bytes)))
+      .finally(() => (sampling = false));
+  }, 250);
+  exited.then(() => clearInterval(sampler));
   return {
     pid,
-    readyHwmBytes,
     async memoryPeak() {
-      return { readyBytes: readyHwmBytes, peakBytes: (await readStatusKb(pid, 'VmHWM')) * 1024 };
+      clearInterval(sampler);
+      sampled = Math.max(sampled, await treeSum(tree, 'VmRSS'));
+      return { readyBytes, peakBytes: await treeMax(tree, 'VmHWM'), sampledTreeRssBytes: sampled, processes: tree.length };
     },
     async stop() {
+      clearInterval(sampler);
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM'); // the SDK shuts the worker down gracefully on SIGTERM
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);

@@ -38,6 +38,8 @@ export interface ChangeCounts {
 export interface MergeResult extends ChangeCounts {
   /** Per live table, for the ledger's details. */
   tables: Record<string, ChangeCounts>;
+  /** Milliseconds per publish step, for the ledger's details. */
+  stepsMs?: Record<string, number>;
 }
 
 export interface RepairResult {
@@ -67,8 +69,11 @@ export interface SourceAdapter {
   stagingColumns: StagingColumn[];
   /** Columns that identify a row; duplicates are quarantined at validation. */
   keyColumns: string[];
-  /** Reads the decoded data file as a stream; yields rows and rejects in file order. */
-  parse(input: Readable, context: { fileName: string }): AsyncIterable<ParsedRecord>;
+  /**
+   * Reads the data file as a stream; yields rows and rejects in file order, in batches so the
+   * per-row cost stays a function call rather than an await.
+   */
+  parse(input: Readable, context: { fileName: string }): AsyncIterable<ParsedRecord[]>;
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;
   /** Live rows in the scope, for the row-drop check. */

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import yauzl from 'yauzl';
 import { InputFormatError } from './input-error.js';
 
@@ -84,34 +84,4 @@ export async function openInput(filePath: string, zipEntry: RegExp): Promise<Ope
   // A truncated or corrupt entry surfaces as a stream error; name the file in it.
   raw.on('error', (error) => counter.destroy(new InputFormatError(`${entry.fileName} in ${label} is truncated or corrupt: ${error.message}`)));
   return { stream: raw.pipe(counter), fileName: path.basename(entry.fileName), totalBytes: entry.uncompressedSize, bytesRead: count };
-}
-
-/**
- * Checks UTF-8 strictly and passes the bytes on unchanged: a register re-saved as Latin-1
- * fails with the byte offset instead of loading with replacement characters in every name.
- */
-export function strictUtf8(label: string): Transform {
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  let offset = 0;
-  const fail = (error: unknown) =>
-    new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${(error as Error).message}`);
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      try {
-        decoder.decode(chunk, { stream: true });
-        offset += chunk.length;
-        callback(null, chunk);
-      } catch (error) {
-        callback(fail(error));
-      }
-    },
-    flush(callback) {
-      try {
-        decoder.decode();
-        callback();
-      } catch (error) {
-        callback(fail(error));
-      }
-    },
-  });
 }

@@ -1,9 +1,8 @@
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
 import { normalizeMunicipality, unitFromParts, formatCadastreId, CadastreIdError } from './cadastre-id.js';
 import { transformTo, UnknownCrsError, type PointTransform } from '../geo/reproject.js';
 import { InputFormatError } from '../formats/input-error.js';
-import { strictUtf8 } from '../formats/open-input.js';
+import { readUnquotedLines } from '../formats/unquoted-csv.js';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';
 
 /**
@@ -162,33 +161,31 @@ function isRowProblem(error: unknown): error is Error {
   return error instanceof RowError || error instanceof CadastreIdError || error instanceof UnknownCrsError;
 }
 
-/** Streams the CSV: first record is the header; every later record becomes a row or a reject with its line number. */
-export async function* readAddressCsv(input: Readable, fileName: string): AsyncGenerator<ParsedRecord> {
-  const utf8 = strictUtf8(fileName);
-  const parser = input.pipe(utf8).pipe(
-    parse({ delimiter: ';', quote: false, bom: true, relax_column_count: true, skip_empty_lines: true, info: true }),
-  );
-  // Errors upstream of the parser (corrupt zip, bad encoding) must end the loop below.
-  for (const upstream of [input, utf8]) upstream.on('error', (error) => parser.destroy(error));
+/** Streams the CSV: the first line is the header; every later line becomes a row or a reject with its line number. */
+export async function* readAddressCsv(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
   let reader: AddressRowReader | undefined;
   let width = 0;
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-    if (!reader) {
-      reader = AddressRowReader.fromHeader(record);
-      width = record.length;
-      continue;
+  for await (const lines of readUnquotedLines(input, { delimiter: ';', label: fileName })) {
+    const records: ParsedRecord[] = [];
+    for (const { number: position, fields, text } of lines) {
+      if (!reader) {
+        if (fields[0].charCodeAt(0) === 0xfeff) fields[0] = fields[0].slice(1);
+        reader = AddressRowReader.fromHeader(fields);
+        width = fields.length;
+        continue;
+      }
+      if (fields.length !== width) {
+        records.push({ kind: 'reject', position, reason: `row has ${fields.length} columns, the header has ${width}`, raw: text });
+        continue;
+      }
+      try {
+        records.push({ kind: 'row', position, values: reader.read(fields) });
+      } catch (error) {
+        if (!isRowProblem(error)) throw error;
+        records.push({ kind: 'reject', position, reason: error.message, raw: text });
+      }
     }
-    const position = info.lines;
-    if (record.length !== width) {
-      yield { kind: 'reject', position, reason: `row has ${record.length} columns, the header has ${width}`, raw: record.join(';') };
-      continue;
-    }
-    try {
-      yield { kind: 'row', position, values: reader.read(record) };
-    } catch (error) {
-      if (!isRowProblem(error)) throw error;
-      yield { kind: 'reject', position, reason: error.message, raw: record.join(';') };
-    }
+    if (records.length) yield records;
   }
   if (!reader) throw new InputFormatError(`${fileName} is empty: no header line`);
 }

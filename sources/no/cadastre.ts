@@ -1,12 +1,14 @@
-import type { CellValue, ParsedRecord, SourceAdapter, StagingContext } from '../source-adapter.js';
+import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
 import { readTeigFeatures, type TeigFeature } from '../formats/teig-gml.js';
 import { transformTo } from '../geo/reproject.js';
 import { multiPolygonEwkt } from '../geo/ewkt.js';
+import { planarArea } from '../geo/planar-area.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
 
-/** Areas are measured in the file's own UTM zone when it has one, else in UTM 33 (Norway's national zone). */
-const AREA_SQL = `ST_Area(ST_Transform(s.geom, CASE WHEN s.source_srid IN (25832, 25833, 25835) THEN s.source_srid ELSE 25833 END))`;
+/** Files in a UTM zone get their area from the stream; a geographic file is measured in UTM 33, Norway's national zone. */
+const METRIC_SRIDS = new Set([25832, 25833, 25835]);
+const AREA_SQL = `coalesce(s.area_m2, ST_Area(ST_Transform(s.geom, 25833)))`;
 
 const PARCEL_MERGE: TableMerge = {
   liveTable: 'parcel',
@@ -51,6 +53,7 @@ function featureValues(feature: TeigFeature): CellValue[] {
     feature.lokalId,
     feature.kommunenummer,
     multiPolygonEwkt(feature.polygons, transformTo(feature.srid)),
+    METRIC_SRIDS.has(feature.srid) ? Math.round(planarArea(feature.polygons) * 100) / 100 : null,
     feature.storedAreaM2,
     feature.srid,
     units,
@@ -58,47 +61,71 @@ function featureValues(feature: TeigFeature): CellValue[] {
   ];
 }
 
-async function* readTeig(input: NodeJS.ReadableStream): AsyncGenerator<ParsedRecord> {
+const BATCH = 500;
+
+async function* readTeig(input: NodeJS.ReadableStream): AsyncGenerator<ParsedRecord[]> {
+  let batch: ParsedRecord[] = [];
   for await (const record of readTeigFeatures(input)) {
-    if (record.kind === 'reject') yield record;
-    else yield { kind: 'row', position: record.feature.position, values: featureValues(record.feature) };
+    batch.push(record.kind === 'reject' ? record : { kind: 'row', position: record.feature.position, values: featureValues(record.feature) });
+    if (batch.length >= BATCH) {
+      yield batch;
+      batch = [];
+    }
   }
+  if (batch.length) yield batch;
 }
 
 /**
  * Publishes parcels, their links to units, and the units (properties) they name. Links change
  * only when their parcel's hash changes, so only changed parcels have their links rewritten.
  */
-async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: Parameters<SourceAdapter['publish']>[1]) {
-  const parcels = await mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId);
+async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+  const steps: Record<string, number> = {};
+  const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      steps[step] = Math.round(performance.now() - started);
+    }
+  };
+  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId));
 
-  await client.query(
-    `DELETE FROM parcel_property link USING parcel p
-     WHERE p.country = $1 AND p.published_run_id = $2 AND link.country = p.country AND link.parcel_id = p.parcel_id`,
-    [scope.country, runId],
-  );
-  const links = await client.query(
-    `INSERT INTO parcel_property (country, parcel_id, cadastre_id, is_main_parcel)
-     SELECT DISTINCT ON (s.parcel_id, unit) $1, s.parcel_id, unit, unit = ANY (s.main_units)
-     FROM ${stagingTable} s
-     JOIN parcel p ON p.country = $1 AND p.parcel_id = s.parcel_id AND p.published_run_id = $2
-     CROSS JOIN LATERAL unnest(s.units) AS unit`,
-    [scope.country, runId],
-  );
+  // Links of changed parcels are rewritten; links of parcels that left the register go with them.
+  const links = await timed('parcel_property', async () => {
+    const removed = await client.query(
+      `DELETE FROM parcel_property link
+       WHERE link.country = $1
+         AND NOT EXISTS (SELECT 1 FROM parcel p WHERE p.country = link.country AND p.parcel_id = link.parcel_id AND p.published_run_id <> $2)`,
+      [scope.country, runId],
+    );
+    const added = await client.query(
+      `INSERT INTO parcel_property (country, parcel_id, cadastre_id, is_main_parcel)
+       SELECT $1, s.parcel_id, unit, unit = ANY (s.main_units)
+       FROM ${stagingTable} s
+       JOIN parcel p ON p.country = $1 AND p.parcel_id = s.parcel_id AND p.published_run_id = $2
+       CROSS JOIN LATERAL unnest(s.units) AS unit`,
+      [scope.country, runId],
+    );
+    return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
+  });
 
   // Units named by the snapshot, typed from their numbers: section > leasehold > freehold.
-  await client.query(`DROP TABLE IF EXISTS pg_temp.staged_property`);
-  await client.query(
-    `CREATE TEMP TABLE staged_property ON COMMIT DROP AS
-     SELECT cadastre_id, split_part(cadastre_id, '-', 1) AS municipality_code,
-            CASE WHEN split_part(cadastre_id, '-', 5) <> '0' THEN 'EIERSEKSJON'
-                 WHEN split_part(cadastre_id, '-', 4) <> '0' THEN 'FESTEGRUNN'
-                 ELSE 'GRUNNEIENDOM' END AS property_type,
-            md5(cadastre_id)::uuid AS row_hash
-     FROM (SELECT DISTINCT unnest(units) AS cadastre_id FROM ${stagingTable}) units`,
-  );
-  const properties = await mergeTable(client, 'pg_temp.staged_property', PROPERTY_MERGE, scope, runId);
-  return { ...parcels, tables: { parcel: parcels, parcel_property: { inserted: links.rowCount ?? 0, updated: 0, deleted: 0 }, property: properties } };
+  const properties = await timed('property', async () => {
+    await client.query(`DROP TABLE IF EXISTS pg_temp.staged_property`);
+    await client.query(
+      `CREATE TEMP TABLE staged_property ON COMMIT DROP AS
+       SELECT cadastre_id, split_part(cadastre_id, '-', 1) AS municipality_code,
+              CASE WHEN split_part(cadastre_id, '-', 5) <> '0' THEN 'EIERSEKSJON'
+                   WHEN split_part(cadastre_id, '-', 4) <> '0' THEN 'FESTEGRUNN'
+                   ELSE 'GRUNNEIENDOM' END AS property_type,
+              md5(cadastre_id)::uuid AS row_hash
+       FROM (SELECT DISTINCT unnest(units) AS cadastre_id FROM ${stagingTable}) units`,
+    );
+    await client.query(`ANALYZE pg_temp.staged_property`);
+    return mergeTable(client, 'pg_temp.staged_property', PROPERTY_MERGE, scope, runId);
+  });
+  return { ...parcels, tables: { parcel: parcels, parcel_property: links, property: properties }, stepsMs: steps };
 }
 
 /** Kartverket Matrikkelen Eiendomskart Teig (GML 3.2): parcel polygons and the units they belong to. */
@@ -114,6 +141,7 @@ export const noCadastre: SourceAdapter = {
     { name: 'parcel_id', type: 'text' },
     { name: 'municipality_code', type: 'text' },
     { name: 'geom', type: 'geometry' },
+    { name: 'area_m2', type: 'double precision' },
     { name: 'stored_area_m2', type: 'double precision' },
     { name: 'source_srid', type: 'integer' },
     { name: 'units', type: 'text[]' },

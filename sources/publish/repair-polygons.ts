@@ -4,6 +4,8 @@ import type { RepairResult, StagingContext } from '../source-adapter.js';
  * Invalid polygons (self-intersections, spikes) are repaired with ST_MakeValid when that
  * leaves an area, and quarantined with PostGIS's reason when it does not. Each repair is also
  * written to the rejects table (disposition `repaired`) so nothing changes silently.
+ * Polygon staging tables carry `geom` and a streamed `area_m2`; a repaired polygon's area is
+ * cleared so the publish measures the repaired shape.
  */
 export async function repairInvalidPolygons({ client, stagingTable, runId, sourceId }: StagingContext): Promise<RepairResult> {
   const result = await client.query<{ repaired: number; rejected: number }>(
@@ -13,7 +15,7 @@ export async function repairInvalidPolygons({ client, stagingTable, runId, sourc
      ),
      fixed AS (
        UPDATE ${stagingTable} st
-       SET geom = ST_Multi(ST_CollectionExtract(ST_MakeValid(st.geom), 3))
+       SET geom = ST_Multi(ST_CollectionExtract(ST_MakeValid(st.geom), 3)), area_m2 = NULL
        FROM bad WHERE st.src_pos = bad.src_pos
        RETURNING st.src_pos, ST_IsEmpty(st.geom) AS emptied
      ),

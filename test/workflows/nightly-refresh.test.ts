@@ -40,6 +40,13 @@ describe('nightly refresh over the sample registers', () => {
     expect(sourceOf(summary, 'no-address')).toMatchObject({ outcome: 'published', rowsRead: addresses, rowsRejected: 0, inserted: addresses });
     expect(await liveCount(pipeline.pool, 'property')).toBe(units.size);
     expect(await liveCount(pipeline.pool, 'parcel_property')).toBe(unitsPerParcel.reduce((n, set) => n + set.size, 0));
+    // Areas are planar in UTM 33, the file's CRS: the generator's own shoelace areas, within 0.05 m².
+    const areas = await pipeline.pool.query(`SELECT parcel_id, area_m2, stored_area_m2 FROM parcel ORDER BY parcel_id::int LIMIT 50`);
+    for (const row of areas.rows) {
+      const parcel = truth.find((p) => String(p.teigId) === row.parcel_id)!;
+      expect(row.area_m2).toBeCloseTo(parcel.area, 1);
+      expect(row.stored_area_m2).toBe(parcel.lagretBeregnetAreal);
+    }
   });
 
   it('resolves every 25th address point to the parcel it was placed in', async () => {

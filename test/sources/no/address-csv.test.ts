@@ -8,7 +8,7 @@ import { REAL_ADDRESS_ZIP } from '../../support/real-data.js';
 async function readAll(input: Readable | string | Buffer, fileName = 'matrikkelenAdresse.csv'): Promise<ParsedRecord[]> {
   const stream = typeof input === 'string' || Buffer.isBuffer(input) ? Readable.from([Buffer.from(input)]) : input;
   const records: ParsedRecord[] = [];
-  for await (const record of readAddressCsv(stream, fileName)) records.push(record);
+  for await (const batch of readAddressCsv(stream, fileName)) records.push(...batch);
   return records;
 }
 

@@ -1,0 +1,63 @@
+import type { Readable } from 'node:stream';
+import { InputFormatError } from './input-error.js';
+
+/**
+ * Reads delimiter-separated text that has no quoting at all, as Kartverket's Matrikkelen CSV
+ * is specified ("no quote characters anywhere"), in batches of lines split into fields.
+ *
+ * Written here instead of using csv-parse because for this format a CSV state machine only
+ * costs time: on the 1,000,000-row sample, csv-parse (quote: false) took 19 s, papaparse's
+ * fastMode 8 s, and splitting lines and fields 3.9 s on the same machine. Quote characters are
+ * kept as literal text, exactly as csv-parse with `quote: false` did.
+ *
+ * Also decodes UTF-8 strictly: a register re-saved as Latin-1 fails with the byte offset
+ * instead of loading with replacement characters in every name.
+ */
+
+export interface Line {
+  /** 1-based line number in the file. */
+  number: number;
+  fields: string[];
+  text: string;
+}
+
+export async function* readUnquotedLines(input: Readable, options: { delimiter: string; label: string; batchSize?: number }): AsyncGenerator<Line[]> {
+  const { delimiter, label } = options;
+  const batchSize = options.batchSize ?? 2000;
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  let offset = 0;
+  let carry = '';
+  let number = 0;
+  let batch: Line[] = [];
+
+  const decode = (chunk?: Buffer): string => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch (error) {
+      throw new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${(error as Error).message}`);
+    }
+  };
+  const take = (text: string) => {
+    number++;
+    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (line !== '') batch.push({ number, fields: line.split(delimiter), text: line });
+  };
+
+  for await (const chunk of input) {
+    const text = carry + decode(chunk as Buffer);
+    offset += (chunk as Buffer).length;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      take(text.slice(start, end));
+      start = end + 1;
+    }
+    carry = text.slice(start);
+    if (batch.length >= batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  const last = carry + decode();
+  if (last !== '') take(last);
+  if (batch.length) yield batch;
+}
