@@ -14,7 +14,8 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
   const source = getSource(request.sourceId);
   const { stagingTable, scope } = request.snapshot;
   const counts = await withTransaction(getPool(), async (client) => {
-    // One publisher per source at a time, whatever the number of workers.
+    // One publisher per source at a time, whatever the number of workers. (finished_at below is
+    // clock_timestamp(): now() would be the start of this long transaction.)
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [source.id]);
     const ledger = await client.query<ChangeCounts & { outcome: string }>(
       `SELECT outcome, inserted, updated, deleted FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`,
@@ -28,7 +29,7 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
     await client.query(
       `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
          details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb, 'publishStepsMs', $9::jsonb),
-         durations_ms = durations_ms || jsonb_build_object('publish', $8::numeric), finished_at = now()
+         durations_ms = durations_ms || jsonb_build_object('publish', $8::numeric), finished_at = clock_timestamp()
        WHERE run_id = $1 AND source_id = $2`,
       [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), Math.round(performance.now() - started), JSON.stringify(merged.stepsMs ?? {})],
     );

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { stageArtifact } from '../../activities/stage.js';
+import { closePools, getPool } from '../../lib/db.js';
+import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
+import { createTestDatabase } from '../support/database.js';
+import type { ProgressDetails } from '../../activities/types.js';
+
+/**
+ * A retried stage attempt resumes after the last COPY chunk its predecessor committed (as its
+ * last heartbeat reported), keeping those rows and re-staging only the rest. The activity runs
+ * against the real PostGIS; the SDK's activity harness supplies the heartbeat details a retried
+ * attempt receives from the server.
+ */
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const runId = 'resume-test';
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  process.env.DATABASE_URL = database.url;
+  process.env.NORDPROP_STAGE_CHUNK_ROWS = '10';
+  await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
+  await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+});
+afterAll(async () => {
+  delete process.env.NORDPROP_STAGE_CHUNK_ROWS;
+  await closePools();
+  await database?.drop();
+});
+
+const stagedRows = async (table: string) =>
+  (await getPool().query(`SELECT src_pos, row_hash::text, xmin::text AS written_by FROM ${table} ORDER BY src_pos`)).rows;
+
+describe('stage resume', () => {
+  it('heartbeats committed chunks, and a retry keeps them and re-stages only the rest', async () => {
+    const heartbeats: ProgressDetails[] = [];
+    const first = new MockActivityEnvironment();
+    first.on('heartbeat', (details: ProgressDetails) => heartbeats.push(details));
+    const staged = await first.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    expect(staged.rowsStaged).toBe(47);
+    // Chunks of 10 rows: lines 2–11, 12–21, … each committed and reported.
+    expect(heartbeats.map((h) => h.committedPosition).filter((p, i, all) => all.indexOf(p) === i)).toEqual([11, 21, 31, 41, 48]);
+    const before = await stagedRows(staged.stagingTable);
+
+    // The attempt "crashed" after the chunk ending at line 21 was committed.
+    const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: { phase: 'stage', bytes: 0, totalBytes: null, rows: 20, rejected: 0, committedPosition: 21 } });
+    const resumed = await retry.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    expect(resumed.rowsStaged).toBe(47);
+    const after = await stagedRows(resumed.stagingTable);
+    expect(after.map((r) => [r.src_pos, r.row_hash])).toEqual(before.map((r) => [r.src_pos, r.row_hash]));
+    // Rows up to line 21 are the first attempt's, untouched; the rest were written again.
+    expect(after.filter((r) => r.src_pos <= 21).map((r) => r.written_by)).toEqual(before.filter((r) => r.src_pos <= 21).map((r) => r.written_by));
+    expect(after.filter((r) => r.src_pos > 21).every((r, i) => r.written_by !== before.filter((b) => b.src_pos > 21)[i].written_by)).toBe(true);
+  });
+});
