@@ -1,4 +1,4 @@
-import { getPool, withTransaction } from '../lib/db.js';
+import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { getSource } from '../sources/registry.js';
 import type { ChangeCounts } from '../sources/source-adapter.js';
 import type { ValidatedSnapshot } from './types.js';
@@ -13,6 +13,7 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
   const started = performance.now();
   const source = getSource(request.sourceId);
   const { stagingTable, scope } = request.snapshot;
+  let tablesChanged: string[] = [];
   const counts = await withTransaction(getPool(), async (client) => {
     // One publisher per source at a time, whatever the number of workers. (finished_at below is
     // clock_timestamp(): now() would be the start of this long transaction.)
@@ -33,9 +34,15 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
        WHERE run_id = $1 AND source_id = $2`,
       [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), Math.round(performance.now() - started), JSON.stringify(merged.stepsMs ?? {})],
     );
+    tablesChanged = Object.entries(merged.tables).filter(([, c]) => c.inserted + c.updated + c.deleted > 0).map(([table]) => table);
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
   });
   await dropStaging(request);
+  // A large publish leaves the planner's statistics stale until autovacuum comes by; until then
+  // a coordinate lookup can pick a plan that scans a whole index. Refresh them now.
+  if (counts.inserted + counts.updated + counts.deleted > 0) {
+    for (const table of tablesChanged) await getPool().query(`ANALYZE ${quoteIdent(table)}`);
+  }
   return counts;
 }
 

@@ -302,6 +302,9 @@ export function renderReport(results: BenchResults): string {
     `| GDAL | ${m.gdal} |`,
     `| Temporal | dev server (Temporal CLI \`server start-dev\`, in memory), one worker process (\`node bin/nordprop.js worker\`) |`,
     `| load average (1/5/15 min) | before: ${results.loadAverageBefore}; after: ${results.loadAverageAfter} |`,
+    ...(results.loadSamples.length
+      ? [`| 1-min load average during the run (every 5 s) | median ${spread(results.loadSamples).median.toFixed(1)}, max ${spread(results.loadSamples).max.toFixed(1)}, over ${results.loadSamples.length} samples; the benchmark alone keeps it near 1–2 on two cores, more means other work competed for the CPU |`]
+      : []),
     '',
     ...codeSection(results),
     '## Data',

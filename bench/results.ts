@@ -70,6 +70,8 @@ export interface BenchResults {
   source: SourceState;
   loadAverageBefore: string;
   loadAverageAfter: string;
+  /** 1-minute load average sampled every 5 s through the run. */
+  loadSamples: number[];
   sample: BenchSample;
   address: SourceResult;
   cadastre: SourceResult;

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { distFingerprint, sourceState } from './build-stamp.js';
 import { dumpTable, measureCopy, type CeilingShape } from './copy-ceiling.js';
 import { countRows, dropDatabase, recreateDatabase, resetSource } from './database.js';
+import { monitorLoad } from './load-monitor.js';
 import { loadAverage, machineInfo } from './machine.js';
 import { addressLoad, dropOgrTable, measureOgr, teigLoad, type OgrLoad } from './ogr2ogr.js';
 import { parseOptions, type BenchOptions } from './options.js';
@@ -163,6 +164,7 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const loadAverageBefore = await loadAverage();
   const source = await sourceState();
+  const load = monitorLoad();
   await mkdir(options.workDir, { recursive: true });
   log(`sample: ${options.parcels} parcels in ${path.relative(process.cwd(), options.sampleDir)} (generated once, then reused)`);
   const sample: BenchSample = await ensureSample(options.sampleDir, options.parcels, log);
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
       source,
       loadAverageBefore,
       loadAverageAfter: await loadAverage(),
+      loadSamples: load.stop(),
       sample,
       address,
       cadastre,

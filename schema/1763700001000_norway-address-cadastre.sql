@@ -1,18 +1,5 @@
 -- Up Migration
 
--- Properties (matrikkelenheter / fastigheter) as the cadastre publishes them.
-CREATE TABLE property (
-  country            text NOT NULL,
-  cadastre_id        text NOT NULL,
-  municipality_code  text NOT NULL,
-  property_type      text NOT NULL,
-  row_hash           uuid NOT NULL,
-  published_run_id   text NOT NULL,
-  updated_at         timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (country, cadastre_id)
-);
-CREATE INDEX property_municipality_idx ON property (country, municipality_code);
-
 -- Parcels (teiger / registerenhetsområden): the polygons a coordinate lookup resolves against.
 CREATE TABLE parcel (
   country            text NOT NULL,
@@ -28,7 +15,6 @@ CREATE TABLE parcel (
   PRIMARY KEY (country, parcel_id)
 );
 CREATE INDEX parcel_geom_idx ON parcel USING gist (geom);
-CREATE INDEX parcel_municipality_idx ON parcel (country, municipality_code);
 
 -- A parcel can belong to several units (a shared teig); a unit can have several parcels.
 -- No foreign key to parcel: the cadastre publish writes both in one transaction and removes
@@ -42,6 +28,20 @@ CREATE TABLE parcel_property (
   PRIMARY KEY (country, parcel_id, cadastre_id)
 );
 CREATE INDEX parcel_property_cadastre_idx ON parcel_property (country, cadastre_id);
+
+-- A Norwegian unit's type from its numbers: a section > a leasehold > freehold land.
+CREATE FUNCTION property_type(cadastre_id text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN split_part(cadastre_id, '-', 5) <> '0' THEN 'EIERSEKSJON'
+            WHEN split_part(cadastre_id, '-', 4) <> '0' THEN 'FESTEGRUNN'
+            ELSE 'GRUNNEIENDOM' END;
+
+-- Properties (matrikkelenheter) as the cadastre names them: the units its parcels belong to.
+-- A view, not a copy, so the cadastre publish writes each fact once.
+CREATE VIEW property AS
+SELECT country, cadastre_id, split_part(cadastre_id, '-', 1) AS municipality_code, property_type(cadastre_id) AS property_type
+FROM parcel_property
+GROUP BY country, cadastre_id;
 
 -- Addresses, each with the property it is registered on.
 CREATE TABLE address (
@@ -75,6 +75,7 @@ CREATE INDEX address_cadastre_idx ON address (country, cadastre_id);
 
 -- Down Migration
 DROP TABLE address;
+DROP VIEW property;
+DROP FUNCTION property_type(text);
 DROP TABLE parcel_property;
 DROP TABLE parcel;
-DROP TABLE property;

@@ -22,11 +22,6 @@ const PARCEL_MERGE: TableMerge = {
   },
 };
 
-const PROPERTY_MERGE: TableMerge = {
-  liveTable: 'property',
-  keyColumn: 'cadastre_id',
-  columns: { municipality_code: 's.municipality_code', property_type: 's.property_type' },
-};
 
 /**
  * Sections (eierseksjoner) stand on their whole property's land: a teig that lists sections
@@ -76,8 +71,9 @@ async function* readTeig(input: NodeJS.ReadableStream): AsyncGenerator<ParsedRec
 }
 
 /**
- * Publishes parcels, their links to units, and the units (properties) they name. Links change
- * only when their parcel's hash changes, so only changed parcels have their links rewritten.
+ * Publishes parcels and their links to the units they belong to (the `property` view reads the
+ * units from the links). Links change only when their parcel's hash changes, so only changed
+ * parcels have their links rewritten.
  */
 async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const steps: Record<string, number> = {};
@@ -110,22 +106,7 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
     return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
   });
 
-  // Units named by the snapshot, typed from their numbers: section > leasehold > freehold.
-  const properties = await timed('property', async () => {
-    await client.query(`DROP TABLE IF EXISTS pg_temp.staged_property`);
-    await client.query(
-      `CREATE TEMP TABLE staged_property ON COMMIT DROP AS
-       SELECT cadastre_id, split_part(cadastre_id, '-', 1) AS municipality_code,
-              CASE WHEN split_part(cadastre_id, '-', 5) <> '0' THEN 'EIERSEKSJON'
-                   WHEN split_part(cadastre_id, '-', 4) <> '0' THEN 'FESTEGRUNN'
-                   ELSE 'GRUNNEIENDOM' END AS property_type,
-              md5(cadastre_id)::uuid AS row_hash
-       FROM (SELECT DISTINCT unnest(units) AS cadastre_id FROM ${stagingTable}) units`,
-    );
-    await client.query(`ANALYZE pg_temp.staged_property`);
-    return mergeTable(client, 'pg_temp.staged_property', PROPERTY_MERGE, scope, runId);
-  });
-  return { ...parcels, tables: { parcel: parcels, parcel_property: links, property: properties }, stepsMs: steps };
+  return { ...parcels, tables: { parcel: parcels, parcel_property: links }, stepsMs: steps };
 }
 
 /** Kartverket Matrikkelen Eiendomskart Teig (GML 3.2): parcel polygons and the units they belong to. */
