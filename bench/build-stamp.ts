@@ -6,9 +6,8 @@ import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
 
 /**
- * Which pipeline code was measured. The worker runs the compiled dist/; a fingerprint of it is
- * taken at every worker start, so a rebuild during the run (someone else's `npm run build`)
- * shows in the report instead of silently mixing two versions of the code.
+ * Which pipeline code was measured: the commit, the uncommitted pipeline files, and a
+ * fingerprint of the compiled dist/ the workers run.
  */
 
 const run = promisify(execFile);
@@ -25,8 +24,7 @@ async function jsFiles(dir: string): Promise<string[]> {
 }
 
 /** sha256 over dist/**\/*.js outside dist/bench (the benchmark itself is not the measured code). */
-export async function distFingerprint(): Promise<string> {
-  const dist = path.join(PROJECT_ROOT, 'dist');
+export async function distFingerprint(dist = path.join(PROJECT_ROOT, 'dist')): Promise<string> {
   const files = (await jsFiles(dist)).filter((file) => !file.startsWith(path.join(dist, 'bench') + path.sep)).sort();
   const digest = createHash('sha256');
   for (const file of files) {

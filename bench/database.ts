@@ -36,11 +36,22 @@ export async function dropDatabase(name: string): Promise<void> {
   }
 }
 
-/** The live tables each source publishes into. */
+/** The live relations each source publishes into (some may be views over the others, depending on the schema version). */
 export const LIVE_TABLES: Record<string, string[]> = {
   'no-address': ['address'],
   'no-cadastre': ['parcel_property', 'parcel', 'property'],
 };
+
+/** Those of `names` that are tables in the public schema (views and missing names left out). */
+export async function baseTables(pool: pg.Pool, names: string[]): Promise<string[]> {
+  const result = await pool.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
+    [names],
+  );
+  const found = new Set(result.rows.map((row) => row.name));
+  return names.filter((name) => found.has(name));
+}
 
 /**
  * Empties the source's live tables and forgets its runs, so the next load is a first load
@@ -49,8 +60,9 @@ export const LIVE_TABLES: Record<string, string[]> = {
  * measurement.
  */
 export async function resetSource(pool: pg.Pool, sourceId: string): Promise<void> {
-  const tables = LIVE_TABLES[sourceId];
-  if (!tables) throw new Error(`no live tables known for ${sourceId}`);
+  const known = LIVE_TABLES[sourceId];
+  if (!known) throw new Error(`no live tables known for ${sourceId}`);
+  const tables = await baseTables(pool, known);
   await pool.query(`TRUNCATE ${tables.join(', ')}`);
   await pool.query(`DELETE FROM source_reject WHERE source_id = $1`, [sourceId]);
   await pool.query(`DELETE FROM source_run WHERE source_id = $1`, [sourceId]);

@@ -5,7 +5,7 @@ import { ADDRESS_TARGET_ROWS_PER_SECOND } from './targets.js';
 /** Plain statements derived from the figures (no judgement beyond arithmetic), for the report's summary. */
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const s1 = (n: number) => n.toFixed(1);
+const s1 = (n: number) => (Math.abs(n) < 0.05 ? 0 : n).toFixed(1);
 const pct = (x: number) => `${Math.round(100 * x)} %`;
 
 const PHASES = ['download', 'stage', 'validate', 'publish'] as const;
@@ -51,6 +51,17 @@ function sourceFindings(source: SourceResult): string[] {
 
 export function findings(results: BenchResults): string[] {
   const out = [...sourceFindings(results.address), ...sourceFindings(results.cadastre)];
+  const ogr = results.cadastre.ogr;
+  const xml = results.cadastre.stage.find((level) => /XML/.test(level.label));
+  if ('runs' in ogr) {
+    const m = medians(results.cadastre);
+    const ogrSeconds = spread(ogr.runs.map((r) => r.seconds)).median;
+    out.push(
+      `Parcels against ogr2ogr: ogr2ogr loads the Teig GML in ${s1(ogrSeconds)} s (reading, reprojecting, COPY and the GiST index); nordprop's stage phase alone takes ${s1(m.phase.stage)} s` +
+        (xml ? `, and decoding and parsing the XML into features ${s1(xml.seconds)} s of it when run on its own` : '') +
+        `; validate (${s1(m.phase.validate)} s), publish (${s1(m.phase.publish)} s) and the rest (${s1(m.total - PHASES.reduce((sum, p) => sum + m.phase[p], 0))} s) come on top.`,
+    );
+  }
   const ceiling = spread(results.address.ceiling.indexed.map((m) => rate(m.rows, m.seconds))).median;
   const bareThenIndex = spread(results.address.ceiling['bare-then-index'].map((m) => rate(m.rows, m.seconds))).median;
   if (ceiling < ADDRESS_TARGET_ROWS_PER_SECOND) {

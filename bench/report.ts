@@ -107,7 +107,7 @@ function stageSteps(source: SourceResult): string[] {
 function publishSteps(source: SourceResult): string[] {
   const p = source.publish;
   const publish = spread(source.loads.map((l) => (l.phasesMs.publish ?? 0) / 1000)).median;
-  const row = (t: { statement: string; seconds: number; rows: number | null }) => `| ${t.statement} | ${secs(t.seconds)} | ${t.rows === null ? '–' : int(t.rows)} |`;
+  const row = (t: { statement: string; seconds: number; rows: number | null }) => `| ${t.statement.replace('<its published rows>', 'a copy of its published rows')} | ${secs(t.seconds)} | ${t.rows === null ? '–' : int(t.rows)} |`;
   return [
     `Inside the publish phase: the ${int(p.rows)} published rows put back into a staging table, the live tables emptied, and the adapter's own \`publish()\` run on them in one transaction, each statement timed (one pass; the pipeline's publish phase above took ${secs(publish)} s, median):`,
     '',
@@ -125,6 +125,12 @@ function publishSteps(source: SourceResult): string[] {
     `| **publish() again with the same snapshot (every row unchanged), total** | **${secs(p.unchangedSeconds)}** | |`,
     '',
   ];
+}
+
+function cpuLine(loads: { seconds: number; memory: MemoryPeak }[]): string {
+  const cpu = spread(loads.map((l) => l.memory.cpuSeconds));
+  const share = spread(loads.map((l) => l.memory.cpuSeconds / l.seconds));
+  return `Worker CPU time per run (user + system, from \`/proc/<pid>/stat\`, start-up excluded): median ${secs(cpu.median)} s${range(cpu, secs)}, ${pct(share.median)} of the wall-clock time; it varies less than wall-clock time when other work competes for the two cores.`;
 }
 
 function memoryLine(loads: { memory: MemoryPeak }[]): string {
@@ -163,6 +169,8 @@ function sourceSection(source: SourceResult, results: BenchResults): string[] {
     '',
     ...stageSteps(source),
     ...publishSteps(source),
+    cpuLine(source.loads),
+    '',
     memoryLine(source.loads),
     '',
   ];
@@ -203,27 +211,27 @@ function perRunAppendix(results: BenchResults): string[] {
   const lines = [
     '## Per-run figures',
     '',
-    '| measurement | run | seconds | rows | rows/s | phases (s): download / stage / validate / publish | worker peak memory |',
-    '|---|---:|---:|---:|---:|---|---:|',
+    '| measurement | run | seconds | rows | rows/s | phases (s): download / stage / validate / publish | worker CPU s | worker peak memory |',
+    '|---|---:|---:|---:|---:|---|---:|---:|',
   ];
   const phaseText = (p: Record<string, number>) => PHASES.map((ph) => ((p[ph] ?? 0) / 1000).toFixed(1)).join(' / ');
   for (const source of [results.address, results.cadastre]) {
     source.loads.forEach((l, i) =>
-      lines.push(`| ${source.sourceId} end to end | ${i + 1} | ${secs(l.seconds)} | ${int(l.rowsStaged)} | ${int(rate(l.rowsStaged, l.seconds))} | ${phaseText(l.phasesMs)} | ${mib(footprint(l.memory))} |`),
+      lines.push(`| ${source.sourceId} end to end | ${i + 1} | ${secs(l.seconds)} | ${int(l.rowsStaged)} | ${int(rate(l.rowsStaged, l.seconds))} | ${phaseText(l.phasesMs)} | ${secs(l.memory.cpuSeconds)} | ${mib(footprint(l.memory))} |`),
     );
     for (const shape of ['indexed', 'bare', 'bare-then-index'] as CeilingShape[]) {
       source.ceiling[shape].forEach((m, i) =>
         lines.push(
-          `| COPY ${source.table}, ${shape} | ${i + 1} | ${secs(m.seconds)}${m.indexBuilds.length ? ` (COPY ${secs(m.copySeconds)} + ${m.indexBuilds.map((b) => `${b.index} ${secs(b.seconds)}`).join(' + ')})` : ''} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`,
+          `| COPY ${source.table}, ${shape} | ${i + 1} | ${secs(m.seconds)}${m.indexBuilds.length ? ` (COPY ${secs(m.copySeconds)} + ${m.indexBuilds.map((b) => `${b.index} ${secs(b.seconds)}`).join(' + ')})` : ''} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – | – |`,
         ),
       );
     }
     if ('runs' in source.ogr) {
-      source.ogr.runs.forEach((m, i) => lines.push(`| ogr2ogr ${source.unit === 'address' ? 'addresses' : 'parcels'} | ${i + 1} | ${secs(m.seconds)} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – |`));
+      source.ogr.runs.forEach((m, i) => lines.push(`| ogr2ogr ${source.unit === 'address' ? 'addresses' : 'parcels'} | ${i + 1} | ${secs(m.seconds)} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – | – |`));
     }
   }
   results.nightly.forEach((n, i) =>
-    lines.push(`| nightly, unchanged | ${i + 1} | ${secs(n.seconds)} | – | – | ${Object.entries(n.outcomes).map(([s, o]) => `${s} ${o}`).join(', ')} | ${mib(footprint(n.memory))} |`),
+    lines.push(`| nightly, unchanged | ${i + 1} | ${secs(n.seconds)} | – | – | ${Object.entries(n.outcomes).map(([s, o]) => `${s} ${o}`).join(', ')} | ${secs(n.memory.cpuSeconds)} | ${mib(footprint(n.memory))} |`),
   );
   return [...lines, ''];
 }
@@ -258,7 +266,10 @@ function codeSection(results: BenchResults): string[] {
     `Commit \`${commit}\`${uncommitted.length ? ` with uncommitted changes (work in progress at the time of the run) in ${uncommitted.map((f) => `\`${f}\``).join(', ')}` : ', no uncommitted changes in the pipeline'}.`,
   ];
   if (builds.size === 1) {
-    lines.push(`Every worker process ran the same compiled pipeline (\`dist/\` fingerprint \`${[...builds.keys()][0]}\`).`);
+    lines.push(
+      `The workers and the breakdowns ran a copy of \`bin/\` and \`dist/\` taken when the benchmark started (\`dist/\` fingerprint \`${[...builds.keys()][0]}\`), ` +
+        'so a rebuild of `dist/` during the run cannot mix two versions of the pipeline into one report.',
+    );
   } else {
     lines.push(
       `**Warning: \`dist/\` was rebuilt during the run** (someone else's build), so not every worker ran the same code: ` +
@@ -325,7 +336,7 @@ export function renderReport(results: BenchResults): string {
     '## How it is measured',
     '',
     '- **nordprop end to end**: a `backfill` workflow (`{ sourceId, input: <sample zip>, force: true }`) started with `@temporalio/client` on the benchmark\'s own task queue and timed from the start request until its result arrives. Before each run the source\'s live tables are emptied (`TRUNCATE`), its ledger rows deleted, and a `CHECKPOINT` taken, so every run is a first load that inserts every row. rows/s = rows staged ÷ seconds. The parcel load also publishes `parcel_property` and `property` (the ceiling and ogr2ogr load the parcel table only).',
-    '- **worker**: a fresh `node bin/nordprop.js worker` process per measured run, with `DATABASE_URL`, `TEMPORAL_ADDRESS`, `NORDPROP_TASK_QUEUE=bench`, `NORDPROP_DATA_DIR=.data/bench/data`, `NORDPROP_INPUT_DIR` = the sample folder and `NORDPROP_ENV_FILE=` (the machine\'s `.env` is ignored; every other setting at its default). Its peak memory is the largest `VmHWM` (from `/proc/<pid>/status`, read when the run has finished) among the worker\'s processes, or the summed `VmRSS` of its process tree sampled every 250 ms if that was larger.',
+    '- **worker**: a fresh `node bin/nordprop.js worker` process per measured run (run from the benchmark\'s frozen copy of `bin/` and `dist/`), with `DATABASE_URL`, `TEMPORAL_ADDRESS`, `NORDPROP_TASK_QUEUE=bench`, `NORDPROP_DATA_DIR=.data/bench/data`, `NORDPROP_INPUT_DIR` = the sample folder and `NORDPROP_ENV_FILE=` (the machine\'s `.env` is ignored; every other setting at its default). Its peak memory is the largest `VmHWM` (from `/proc/<pid>/status`, read when the run has finished) among the worker\'s processes, or the summed `VmRSS` of its process tree sampled every 250 ms if that was larger.',
     `- **Temporal**: the benchmark\'s own dev server on a free port, in memory, stopped at the end; database \`nordprop_bench\`, dropped and re-created and migrated at the start, dropped at the end.`,
     '- **raw COPY ceiling**: after the last load, the published table is written out with a server-side `COPY (SELECT * FROM <table>) TO <file>`, then timed loading back with a server-side `COPY <copy> FROM <file>` into `CREATE TABLE … (LIKE <table> INCLUDING ALL)` (the same primary key, B-tree and GiST indexes the publish writes into), into `(LIKE <table> INCLUDING DEFAULTS)` (no index), and into the latter with the live table\'s indexes built afterwards. No parsing, no reprojection, no network, no merge: the fastest PostgreSQL can take these rows on this machine.',
     '- **ogr2ogr**: GDAL loading the same zip into PostGIS, reprojected to EPSG:4326, `PG_USE_COPY=YES`, GiST index built, timed as a process; its row count and geometry types are checked after each run.',

@@ -3,18 +3,20 @@
  * the raw-COPY ceiling and ogr2ogr, side by side in one run, and writes BENCHMARKS.md.
  * Every process it starts (Temporal dev server, workers) is its own and is stopped at the end.
  */
+import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { distFingerprint, sourceState } from './build-stamp.js';
+import { sourceState } from './build-stamp.js';
 import { dumpTable, measureCopy, type CeilingShape } from './copy-ceiling.js';
 import { countRows, dropDatabase, recreateDatabase, resetSource } from './database.js';
 import { monitorLoad } from './load-monitor.js';
 import { loadAverage, machineInfo } from './machine.js';
 import { addressLoad, dropOgrTable, measureOgr, teigLoad, type OgrLoad } from './ogr2ogr.js';
 import { parseOptions, type BenchOptions } from './options.js';
-import { publishBreakdown } from './publish-breakdown.js';
-import { addressStageBreakdown, teigStageBreakdown, type StageLevel } from './stage-breakdown.js';
+import type { PublishBreakdown } from './publish-breakdown.js';
+import { snapshotBuild, type BuildSnapshot } from './snapshot.js';
+import type { StageLevel } from './stage-breakdown.js';
 import { connectPipelineClient, runBackfill, runNightly, type PipelineClient, type PipelineRun } from './pipeline-run.js';
 import { renderReport, renderSummary } from './report.js';
 import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
@@ -29,6 +31,8 @@ const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOStr
 
 interface Context {
   options: BenchOptions;
+  snapshot: BuildSnapshot;
+  databaseUrl: string;
   pool: pg.Pool;
   pipeline: PipelineClient;
   workerEnv: WorkerEnv;
@@ -39,7 +43,7 @@ interface Context {
 const running = new Set<{ stop(): Promise<void> }>();
 
 async function withWorker<T>(ctx: Context, work: () => Promise<T>): Promise<{ result: T; memory: MemoryPeak; build: string }> {
-  const build = await distFingerprint();
+  const build = ctx.snapshot.fingerprint;
   const worker: WorkerProcess = await startWorker(ctx.workerEnv, ctx.workerLog);
   running.add(worker);
   try {
@@ -76,9 +80,20 @@ async function measureLoads(ctx: Context, sourceId: string, input: InputFile): P
     const load = loadRun(run, sourceId, memory, build);
     loads.push(load);
     const phases = Object.entries(load.phasesMs).map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)}`).join(', ');
-    log(`${sourceId} run ${i}/${ctx.options.runs}: ${load.seconds.toFixed(1)} s, ${load.rowsStaged} rows, ${Math.round(load.rowsStaged / load.seconds)} rows/s [${phases}], worker VmHWM ${Math.round(memory.peakBytes / 2 ** 20)} MiB, tree RSS ${Math.round(memory.sampledTreeRssBytes / 2 ** 20)} MiB (${memory.processes} processes)`);
+    log(`${sourceId} run ${i}/${ctx.options.runs}: ${load.seconds.toFixed(1)} s, ${load.rowsStaged} rows, ${Math.round(load.rowsStaged / load.seconds)} rows/s [${phases}], worker CPU ${memory.cpuSeconds.toFixed(1)} s, VmHWM ${Math.round(memory.peakBytes / 2 ** 20)} MiB, tree RSS ${Math.round(memory.sampledTreeRssBytes / 2 ** 20)} MiB (${memory.processes} processes)`);
   }
   return loads;
+}
+
+/** A breakdown in a child process running the snapshot's code (see breakdown-main.ts). */
+function runBreakdown<T>(ctx: Context, args: string[]): Promise<T> {
+  const script = path.join(ctx.snapshot.dist, 'bench/breakdown-main.js');
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [script, ...args], { env: { ...process.env, NORDPROP_ENV_FILE: '' }, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`breakdown ${args.slice(0, 2).join(' ')} failed: ${stderr.slice(-2000) || error.message}`));
+      else resolve(JSON.parse(stdout) as T);
+    });
+  });
 }
 
 async function measureCeiling(ctx: Context, table: string): Promise<{ ceiling: SourceResult['ceiling']; dumpBytes: number; publishedRows: number }> {
@@ -124,7 +139,6 @@ async function measureSource(
     input: InputFile;
     expectedRows: number;
     ogr: () => Promise<OgrLoad>;
-    stage: (zipPath: string) => Promise<StageLevel[]>;
   },
 ): Promise<SourceResult> {
   log(`== ${spec.sourceId}: ${ctx.options.runs} end-to-end load(s)`);
@@ -132,11 +146,11 @@ async function measureSource(
   log(`== ${spec.sourceId}: raw COPY ceiling on ${spec.table}`);
   const { ceiling, dumpBytes, publishedRows } = await measureCeiling(ctx, spec.table);
   log(`== ${spec.sourceId}: publish statement by statement`);
-  const publish = await publishBreakdown(ctx.pool, spec.sourceId);
+  const publish = await runBreakdown<PublishBreakdown>(ctx, ['publish', spec.sourceId, ctx.databaseUrl]);
   for (const t of publish.firstLoad) log(`  ${t.seconds.toFixed(1)} s  ${t.statement}${t.rows === null ? '' : ` (${t.rows} rows)`}`);
   log(`  publish ${publish.firstLoadSeconds.toFixed(1)} s; plain INSERT ${publish.plainInsertSeconds.toFixed(1)} s; unchanged republish ${publish.unchangedSeconds.toFixed(1)} s`);
   log(`== ${spec.sourceId}: stage steps on their own`);
-  const stage = await spec.stage(spec.input.zipPath);
+  const stage = await runBreakdown<StageLevel[]>(ctx, ['stage', spec.sourceId, spec.input.zipPath]);
   for (const l of stage) log(`  ${l.seconds.toFixed(1)} s  ${l.label}`);
   let ogr: SourceResult['ogr'] = { skipped: 'left out with --skip-ogr' };
   if (!ctx.options.skipOgr) {
@@ -194,11 +208,15 @@ async function main(): Promise<void> {
     running.add(server);
     log(`Temporal dev server on ${server.address} (pid ${server.pid})`);
     pipeline = await connectPipelineClient(server.address);
+    const snapshot = await snapshotBuild(options.workDir);
+    log(`measured code: snapshot of bin/ and dist/ (fingerprint ${snapshot.fingerprint}) in ${path.relative(process.cwd(), snapshot.root)}`);
     const ctx: Context = {
       options,
+      snapshot,
+      databaseUrl,
       pool,
       pipeline,
-      workerEnv: { databaseUrl, temporalAddress: server.address, taskQueue: TASK_QUEUE, dataDir, inputDir: sample.dir },
+      workerEnv: { bin: snapshot.bin, databaseUrl, temporalAddress: server.address, taskQueue: TASK_QUEUE, dataDir, inputDir: sample.dir },
       workerLog: path.join(options.workDir, 'worker.log'),
     };
 
@@ -210,7 +228,6 @@ async function main(): Promise<void> {
       input: sample.address,
       expectedRows: sample.addresses,
       ogr: () => addressLoad(options.databaseName, sample.address.zipPath, sample.address.entry),
-      stage: addressStageBreakdown,
     });
     const cadastre = await measureSource(ctx, {
       sourceId: 'no-cadastre',
@@ -220,7 +237,6 @@ async function main(): Promise<void> {
       input: sample.teig,
       expectedRows: sample.parcels,
       ogr: () => teigLoad(options.databaseName, sample.teig.zipPath, sample.teig.entry),
-      stage: teigStageBreakdown,
     });
     // Both sources are published now (each reset only its own tables): the nightly finds both unchanged.
     log(`live rows: ${await countRows(pool, 'address')} addresses, ${await countRows(pool, 'parcel')} parcels`);

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/config.js';
 
 /**
@@ -15,6 +14,8 @@ import { PROJECT_ROOT } from '../lib/config.js';
  */
 
 export interface WorkerEnv {
+  /** The bin/nordprop.js to run (the benchmark's frozen copy). */
+  bin: string;
   databaseUrl: string;
   temporalAddress: string;
   taskQueue: string;
@@ -31,6 +32,8 @@ export interface MemoryPeak {
   sampledTreeRssBytes: number;
   /** How many processes the tree had (2 when bin/nordprop.js re-execs node for the worker). */
   processes: number;
+  /** CPU time (user + system) the worker's processes used between ready and the end of the run. */
+  cpuSeconds: number;
 }
 
 export interface WorkerProcess {
@@ -71,6 +74,18 @@ async function processTree(root: number): Promise<number[]> {
   const tree = [root];
   for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
   return tree;
+}
+
+/** utime + stime of the processes, in seconds (clock ticks are 100 per second on Linux). */
+async function treeCpuSeconds(pids: number[]): Promise<number> {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / 100;
 }
 
 async function treeMax(pids: number[], field: 'VmHWM' | 'VmRSS'): Promise<number> {
@@ -114,7 +129,7 @@ export async function startWorker(settings: WorkerEnv, logFile: string): Promise
   };
   const log = createWriteStream(logFile, { flags: 'a' });
   log.write(`=== ${new Date().toISOString()} worker start\n`);
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/nordprop.js'), 'worker'], {
+  const child = spawn(process.execPath, [settings.bin, 'worker'], {
     cwd: PROJECT_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -134,6 +149,7 @@ export async function startWorker(settings: WorkerEnv, logFile: string): Promise
   // The tree is complete once the worker polls (a re-exec happens before that).
   const tree = await processTree(pid);
   const readyBytes = await treeMax(tree, 'VmHWM');
+  const readyCpu = await treeCpuSeconds(tree);
   let sampled = await treeSum(tree, 'VmRSS');
   let sampling = false;
   const sampler = setInterval(() => {
@@ -149,7 +165,8 @@ export async function startWorker(settings: WorkerEnv, logFile: string): Promise
     async memoryPeak() {
       clearInterval(sampler);
       sampled = Math.max(sampled, await treeSum(tree, 'VmRSS'));
-      return { readyBytes, peakBytes: await treeMax(tree, 'VmHWM'), sampledTreeRssBytes: sampled, processes: tree.length };
+      const cpuSeconds = (await treeCpuSeconds(tree)) - readyCpu;
+      return { readyBytes, peakBytes: await treeMax(tree, 'VmHWM'), sampledTreeRssBytes: sampled, processes: tree.length, cpuSeconds };
     },
     async stop() {
       clearInterval(sampler);
