@@ -4,6 +4,7 @@ import type { RunKind, RunSummary } from '../activities/types.js';
 import type { Country } from '../sources/source-adapter.js';
 import { ingestSource } from './ingest-source.js';
 import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from './search-attributes.js';
+import { formatRunId } from './run-id.js';
 
 const { planRun, startSourceRun, finishRun } = proxyActivities<typeof activities>({
   startToCloseTimeout: '5 minutes',
@@ -26,11 +27,8 @@ export interface BackfillInput {
   force?: boolean;
 }
 
-/** `r20261121-020000-1a2b3c`: sortable, and unique without a round trip. */
-function newRunId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `r${stamp}-${uuid4().slice(0, 6)}`;
-}
+// In workflow code Date and uuid4 are deterministic (replayed from history).
+const newRunId = () => formatRunId(new Date(), uuid4());
 
 export const ingestWorkflowId = (sourceId: string, runId: string) => `ingest-${sourceId}-${runId}`;
 

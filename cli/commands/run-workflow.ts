@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { RunSummary } from '../../activities/types.js';
 import { loadConfig } from '../../lib/config.js';
@@ -5,15 +6,12 @@ import { connectClient } from '../../lib/temporal/connection.js';
 import { selectSources } from '../../sources/registry.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { RUN_ID_KEY } from '../../workflows/search-attributes.js';
+import { formatRunId } from '../../workflows/run-id.js';
 import { printJson } from '../output.js';
 import { showProgress } from '../progress.js';
 import { printRunSummary } from '../run-summary.js';
 import type { Country } from '../../sources/source-adapter.js';
 
-export function newRunId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `r${stamp}-${Math.random().toString(16).slice(2, 8)}`;
-}
 
 /**
  * Starts a refresh or backfill workflow under a run id chosen here, so the CLI can follow its
@@ -28,7 +26,7 @@ export async function startRun(options: {
   json: boolean;
 }): Promise<number> {
   const config = loadConfig();
-  const runId = newRunId();
+  const runId = formatRunId(new Date(), randomBytes(3).toString('hex'));
   const workflowId = `${options.workflowIdPrefix}-${runId}`;
   const { client, connection } = await connectClient(config);
   try {

@@ -7,6 +7,7 @@ import { lookupCoordinate } from '../../store/coordinate-lookup.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { liveCount, liveDigest } from '../support/live-snapshot.js';
 import { runBackfill, runRefresh, sourceOf } from '../support/runs.js';
+import type { RunSummary } from '../../activities/types.js';
 
 const PARCELS = 400;
 const SEED = 'nightly-test';
@@ -85,7 +86,9 @@ describe('nightly refresh over the sample registers', () => {
 
   it('changes nothing when run again on the same inputs', async () => {
     const before = await liveDigest(pipeline.pool);
-    const summary = await runRefresh(pipeline.client, pipeline.taskQueue);
+    // Started as the schedule starts it: no run id given, so the workflow makes one.
+    const summary: RunSummary = await pipeline.client.workflow.execute('nightlyRefresh', { taskQueue: pipeline.taskQueue, workflowId: `nightly-${Date.now()}`, args: [{}] });
+    expect(summary).toMatchObject({ kind: 'nightly', outcome: 'succeeded', runId: expect.stringMatching(/^r\d{8}-\d{6}-[0-9a-f]{6}$/) });
     expect(summary.sources.map((s) => [s.sourceId, s.outcome, s.inserted + s.updated + s.deleted])).toEqual([
       ['no-address', 'unchanged', 0],
       ['no-cadastre', 'unchanged', 0],
