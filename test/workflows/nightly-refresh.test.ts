@@ -41,6 +41,12 @@ describe('nightly refresh over the sample registers', () => {
     expect(sourceOf(summary, 'no-address')).toMatchObject({ outcome: 'published', rowsRead: addresses, rowsRejected: 0, inserted: addresses });
     expect(await liveCount(pipeline.pool, 'property')).toBe(units.size);
     expect(await liveCount(pipeline.pool, 'parcel_property')).toBe(unitsPerParcel.reduce((n, set) => n + set.size, 0));
+    // The first load built the secondary indexes after inserting; they are all back, and valid.
+    const indexes = await pipeline.pool.query(
+      `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       WHERE i.indrelid IN ('parcel'::regclass, 'parcel_property'::regclass, 'address'::regclass) AND i.indisvalid ORDER BY 1`,
+    );
+    expect(indexes.rows.map((r) => r.relname)).toEqual(['address_cadastre_idx', 'address_pkey', 'parcel_geom_idx', 'parcel_pkey', 'parcel_property_cadastre_idx', 'parcel_property_pkey']);
     // Areas are planar in UTM 33, the file's CRS: the generator's own shoelace areas, within 0.05 m².
     const areas = await pipeline.pool.query(`SELECT parcel_id, area_m2, stored_area_m2 FROM parcel ORDER BY parcel_id::int LIMIT 50`);
     for (const row of areas.rows) {
