@@ -6,11 +6,14 @@ import type { CellValue } from '../sources/source-adapter.js';
  * cell, no allocation beyond the line itself.
  */
 
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPES = /[\\\t\n\r]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 function escapeText(text: string): string {
-  // A char-code scan beats a regex call on the short values that make up most cells.
+  // A char-code scan beats a regex call on the short values that make up most cells; the
+  // regex engine wins on long ones (geometry text).
+  if (text.length > 48) return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPES, (ch) => ESCAPED[ch]) : text;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 92 || c === 9 || c === 10 || c === 13) return text.replace(ESCAPES, (ch) => ESCAPED[ch]);

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { normalizeMunicipality, unitFromParts, formatCadastreId, CadastreIdError } from './cadastre-id.js';
 import { transformTo, UnknownCrsError, type PointTransform } from '../geo/reproject.js';
+import { degrees7 } from '../geo/ewkt.js';
 import { InputFormatError } from '../formats/input-error.js';
 import { readUnquotedLines } from '../formats/unquoted-csv.js';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';
@@ -77,7 +78,6 @@ function registerTimestamp(text: string | undefined): string | null {
   return `${y}-${m}-${d} ${hh}:${mm}:${ss}`;
 }
 
-const round7 = (value: number) => Math.round(value * 1e7) / 1e7;
 
 export class AddressRowReader {
   private readonly transforms = new Map<number, PointTransform>();
@@ -149,8 +149,8 @@ export class AddressRowReader {
       text,
       postal ? postal.padStart(4, '0') : null,
       f('poststed') || null,
-      round7(lon),
-      round7(lat),
+      degrees7(lon),
+      degrees7(lat),
       srid,
       registerTimestamp(f('oppdateringsdato')),
     ];

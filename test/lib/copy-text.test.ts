@@ -10,6 +10,11 @@ describe('COPY text encoding', () => {
     );
   });
 
+  it('escapes long values too (geometry text takes another path)', () => {
+    expect(encodeCells([`${'x'.repeat(60)}\t${'y'.repeat(60)}\\`])).toBe(`${'x'.repeat(60)}\\t${'y'.repeat(60)}\\\\`);
+    expect(encodeCells(['SRID=4326;MULTIPOLYGON(((10.1 59.9,10.2 59.9,10.2 60.0,10.1 59.9)))'])).toBe('SRID=4326;MULTIPOLYGON(((10.1 59.9,10.2 59.9,10.2 60.0,10.1 59.9)))');
+  });
+
   it('round-trips awkward values through a real COPY into PostgreSQL', async () => {
     const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
     await client.connect();
