@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { quoteIdent } from '../lib/db.js';
+import { createDatabase, databaseUrlFor, dropDatabase } from '../lib/database-admin.js';
 import { migrate } from '../lib/migrate.js';
 
 /** The benchmark's own database: created fresh and migrated once, emptied before each measured load. */
@@ -7,33 +8,17 @@ import { migrate } from '../lib/migrate.js';
 export const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return databaseUrlFor(ADMIN_URL, name);
 }
+
+export const dropBenchDatabase = (name: string): Promise<void> => dropDatabase(databaseUrl(name));
 
 export async function recreateDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
-  } finally {
-    await admin.end();
-  }
   const url = databaseUrl(name);
+  await dropDatabase(url);
+  await createDatabase(url);
   await migrate(url);
   return url;
-}
-
-export async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
 }
 
 /** The live relations each source publishes into (some may be views over the others, depending on the schema version). */

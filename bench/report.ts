@@ -98,9 +98,15 @@ function stageSteps(source: SourceResult): string[] {
     previous = level.seconds;
   }
   lines.push(
-    `| stage phase in the pipeline (median above): the above + COPY into staging over the network, backpressure and the stage activity's own work | ${secs(stage)} | ${secs(stage - previous)} | ${int(rate(rows, stage))} |`,
+    `| stage phase in the pipeline (median above): the above + COPY into staging over the network, backpressure and the stage activity's own work | ${secs(stage)} | ${stage >= previous ? secs(stage - previous) : '–'} | ${int(rate(rows, stage))} |`,
     '',
   );
+  if (stage < previous) {
+    lines.push(
+      `The single standalone pass took longer than the pipeline's median stage phase (${secs(previous)} s vs ${secs(stage)} s): the stage is bound by the worker's JavaScript, and the COPY into staging runs alongside it (PostgreSQL parses the COPY stream on the other core).`,
+      '',
+    );
+  }
   return lines;
 }
 
@@ -130,7 +136,7 @@ function publishSteps(source: SourceResult): string[] {
 function cpuLine(loads: { seconds: number; memory: MemoryPeak }[]): string {
   const cpu = spread(loads.map((l) => l.memory.cpuSeconds));
   const share = spread(loads.map((l) => l.memory.cpuSeconds / l.seconds));
-  return `Worker CPU time per run (user + system, from \`/proc/<pid>/stat\`, start-up excluded): median ${secs(cpu.median)} s${range(cpu, secs)}, ${pct(share.median)} of the wall-clock time; it varies less than wall-clock time when other work competes for the two cores.`;
+  return `Worker CPU time per run (user + system, from \`/proc/<pid>/stat\`, start-up excluded): median ${secs(cpu.median)} s${range(cpu, secs)}, ${pct(share.median)} of the wall-clock time (the rest the worker waits, for PostgreSQL or Temporal, or for a core).`;
 }
 
 function memoryLine(loads: { memory: MemoryPeak }[]): string {
@@ -314,7 +320,7 @@ export function renderReport(results: BenchResults): string {
     `| Temporal | dev server (Temporal CLI \`server start-dev\`, in memory), one worker process (\`node bin/nordprop.js worker\`) |`,
     `| load average (1/5/15 min) | before: ${results.loadAverageBefore}; after: ${results.loadAverageAfter} |`,
     ...(results.loadSamples.length
-      ? [`| 1-min load average during the run (every 5 s) | median ${spread(results.loadSamples).median.toFixed(1)}, max ${spread(results.loadSamples).max.toFixed(1)}, over ${results.loadSamples.length} samples; the benchmark alone keeps it near 1–2 on two cores, more means other work competed for the CPU |`]
+      ? [`| 1-min load average during the run (every 5 s) | median ${spread(results.loadSamples).median.toFixed(1)}, max ${spread(results.loadSamples).max.toFixed(1)}, over ${results.loadSamples.length} samples; above 2 there was more runnable work than the two cores, i.e. processes waited for a CPU |`]
       : []),
     '',
     ...codeSection(results),
@@ -335,10 +341,10 @@ export function renderReport(results: BenchResults): string {
     ...nightlySection(results),
     '## How it is measured',
     '',
-    '- **nordprop end to end**: a `backfill` workflow (`{ sourceId, input: <sample zip>, force: true }`) started with `@temporalio/client` on the benchmark\'s own task queue and timed from the start request until its result arrives. Before each run the source\'s live tables are emptied (`TRUNCATE`), its ledger rows deleted, and a `CHECKPOINT` taken, so every run is a first load that inserts every row. rows/s = rows staged ÷ seconds. The parcel load also publishes `parcel_property` and `property` (the ceiling and ogr2ogr load the parcel table only).',
+    '- **nordprop end to end**: a `backfill` workflow (`{ sourceId, input: <sample zip>, force: true }`) started with `@temporalio/client` on the benchmark\'s own task queue and timed from the start request until its result arrives. Before each run the source\'s live tables are emptied (`TRUNCATE`), its ledger rows deleted, and a `CHECKPOINT` taken, so every run is a first load that inserts every row. rows/s = rows staged ÷ seconds. The parcel load also publishes the parcels\' links to their units (`parcel_property`); the ceiling and ogr2ogr load the parcel table only.',
     '- **worker**: a fresh `node bin/nordprop.js worker` process per measured run (run from the benchmark\'s frozen copy of `bin/` and `dist/`), with `DATABASE_URL`, `TEMPORAL_ADDRESS`, `NORDPROP_TASK_QUEUE=bench`, `NORDPROP_DATA_DIR=.data/bench/data`, `NORDPROP_INPUT_DIR` = the sample folder and `NORDPROP_ENV_FILE=` (the machine\'s `.env` is ignored; every other setting at its default). Its peak memory is the largest `VmHWM` (from `/proc/<pid>/status`, read when the run has finished) among the worker\'s processes, or the summed `VmRSS` of its process tree sampled every 250 ms if that was larger.',
     `- **Temporal**: the benchmark\'s own dev server on a free port, in memory, stopped at the end; database \`nordprop_bench\`, dropped and re-created and migrated at the start, dropped at the end.`,
-    '- **raw COPY ceiling**: after the last load, the published table is written out with a server-side `COPY (SELECT * FROM <table>) TO <file>`, then timed loading back with a server-side `COPY <copy> FROM <file>` into `CREATE TABLE … (LIKE <table> INCLUDING ALL)` (the same primary key, B-tree and GiST indexes the publish writes into), into `(LIKE <table> INCLUDING DEFAULTS)` (no index), and into the latter with the live table\'s indexes built afterwards. No parsing, no reprojection, no network, no merge: the fastest PostgreSQL can take these rows on this machine.',
+    '- **raw COPY ceiling**: after the last load, the published table is written out with a server-side `COPY (SELECT * FROM <table>) TO <file>`, then timed loading back with a server-side `COPY <copy> FROM <file>` into `CREATE TABLE … (LIKE <table> INCLUDING ALL)` (the same indexes the publish writes into; they are named in the per-run figures), into `(LIKE <table> INCLUDING DEFAULTS)` (no index), and into the latter with the live table\'s indexes built afterwards. No parsing, no reprojection, no network, no merge: the fastest PostgreSQL can take these rows on this machine.',
     '- **ogr2ogr**: GDAL loading the same zip into PostGIS, reprojected to EPSG:4326, `PG_USE_COPY=YES`, GiST index built, timed as a process; its row count and geometry types are checked after each run.',
     `- **nightly**: the \`nightlyRefresh\` workflow over both Norwegian sources, not forced, timed like the loads; the fraction is against the sum of the two end-to-end medians.`,
     '- Other work on the machine during the run (see the load averages) adds noise; PostgreSQL runs on the same two cores as the worker and ogr2ogr.',

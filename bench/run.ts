@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { sourceState } from './build-stamp.js';
 import { dumpTable, measureCopy, type CeilingShape } from './copy-ceiling.js';
-import { countRows, dropDatabase, recreateDatabase, resetSource } from './database.js';
+import { countRows, dropBenchDatabase, recreateDatabase, resetSource } from './database.js';
 import { monitorLoad } from './load-monitor.js';
 import { loadAverage, machineInfo } from './machine.js';
 import { addressLoad, dropOgrTable, measureOgr, teigLoad, type OgrLoad } from './ogr2ogr.js';
@@ -21,7 +21,7 @@ import { connectPipelineClient, runBackfill, runNightly, type PipelineClient, ty
 import { renderReport, renderSummary } from './report.js';
 import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
 import { ensureSample, type BenchSample, type InputFile } from './sample-data.js';
-import { startTemporalServer, type TemporalServer } from './temporal-server.js';
+import { startTemporalServer, type TemporalServer } from '../lib/temporal/dev-server.js';
 import { startWorker, type MemoryPeak, type WorkerEnv, type WorkerProcess } from './worker-process.js';
 
 const TASK_QUEUE = 'bench';
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     await pipeline?.close().catch(() => undefined);
     await stopAll();
     await pool.end();
-    await dropDatabase(options.databaseName).catch((error) => log(`could not drop ${options.databaseName}: ${(error as Error).message}`));
+    await dropBenchDatabase(options.databaseName).catch((error) => log(`could not drop ${options.databaseName}: ${(error as Error).message}`));
   }
 }
 

@@ -1,27 +1,13 @@
 import path from 'node:path';
-import pg from 'pg';
 import { runner } from 'node-pg-migrate';
 import { PROJECT_ROOT } from './config.js';
-import { quoteIdent } from './db.js';
+import { createDatabase } from './database-admin.js';
 
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'schema');
 
-/** Creates the database named in the URL when it does not exist yet (connecting to `postgres`). */
-export async function ensureDatabase(databaseUrl: string, template?: string): Promise<boolean> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  if (!name) throw new Error(`DATABASE_URL ${databaseUrl} names no database`);
-  url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount) return false;
-    await admin.query(`CREATE DATABASE ${quoteIdent(name)}${template ? ` TEMPLATE ${quoteIdent(template)}` : ''}`);
-    return true;
-  } finally {
-    await admin.end();
-  }
+/** Creates the database named in the URL when it does not exist yet; true when it did not. */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  return createDatabase(databaseUrl, { ifNotExists: true });
 }
 
 /** Applies pending migrations in order; returns the names applied (none when up to date). */

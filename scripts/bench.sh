@@ -8,11 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(nordprop_root)"
 
-ensure_postgres
-ensure_postgis
-ensure_node_modules
-ensure_build
-ensure_temporal_cli
+ensure_toolchain
 ensure_apt_package gdal-bin ogr2ogr
 
 # The compiled benchmark (dist/, like the worker it starts), not tsx: realistic numbers.

@@ -8,11 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root="$(nordprop_root)"
 cd "$root"
 
-ensure_postgres
-ensure_postgis
-ensure_node_modules
-ensure_build
-ensure_temporal_cli
+ensure_toolchain
 temporal_dev_start
 
 # On this machine the sample registers are the sources' inputs: remember that for later

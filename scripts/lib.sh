@@ -259,6 +259,12 @@ _np_npm_ci() {
   printf '%s\n' "$sum" >"$stamp"
 }
 
+# Everything the project's commands need: PostgreSQL with PostGIS, node_modules, dist/ and
+# the Temporal CLI (the demo, test and bench scripts all start with this).
+ensure_toolchain() {
+  ensure_postgres && ensure_postgis && ensure_node_modules && ensure_build && ensure_temporal_cli
+}
+
 # node_modules matches package-lock.json (stamp: node_modules/.nordprop-lock.sha256).
 ensure_node_modules() {
   [[ -f "$_NP_ROOT/package-lock.json" ]] || { _np_err "no package-lock.json in $_NP_ROOT"; return 1; }

@@ -6,10 +6,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(nordprop_root)"
 
-ensure_postgres
-ensure_postgis
-ensure_node_modules
-ensure_build
-ensure_temporal_cli
+ensure_toolchain
 ensure_apt_package proj-bin cs2cs
 exec npx vitest run "$@"

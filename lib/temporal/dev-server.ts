@@ -3,10 +3,13 @@ import { createWriteStream, existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { PROJECT_ROOT } from '../lib/config.js';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { PROJECT_ROOT } from '../config.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
-/** A Temporal dev server of the benchmark's own: in memory, on a free port, stopped at the end. */
+/**
+ * A Temporal dev server of a test run's or a benchmark's own: in memory, headless, on a free
+ * port, with the pipeline's search attributes; stopped by the caller.
+ */
 
 export interface TemporalServer {
   address: string;
@@ -46,19 +49,22 @@ async function waitUntilServing(address: string, exited: () => number | null, ti
   throw new Error(`temporal dev server at ${address} not ready after ${timeoutMs} ms: ${String(lastError)}`);
 }
 
-export async function startTemporalServer(logFile: string): Promise<TemporalServer> {
+/** `logFile`: where the server's output goes; without one, only its errors reach stderr. */
+export async function startTemporalServer(logFile?: string): Promise<TemporalServer> {
   const binary = process.env.TEMPORAL_CLI || path.join(PROJECT_ROOT, '.tools/bin/temporal');
-  if (!existsSync(binary)) throw new Error(`Temporal CLI not found at ${binary}: run \`npm run bench\` (scripts/bench.sh builds it)`);
+  if (!existsSync(binary)) throw new Error(`Temporal CLI not found at ${binary}: \`npm test\` and \`npm run bench\` build it (scripts/lib.sh ensure_temporal_cli)`);
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
   const args = [
     'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error',
     ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
   ];
-  const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
+  const log = logFile ? createWriteStream(logFile, { flags: 'a' }) : undefined;
+  const child = spawn(binary, args, { stdio: ['ignore', log ? 'pipe' : 'ignore', log ? 'pipe' : 'inherit'] });
+  if (log) {
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await waitUntilServing(address, () => child.exitCode, 60_000);
@@ -76,7 +82,7 @@ export async function startTemporalServer(logFile: string): Promise<TemporalServ
         await exited;
         clearTimeout(timer);
       }
-      log.end();
+      log?.end();
     },
   };
 }

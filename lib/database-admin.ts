@@ -1,0 +1,46 @@
+import pg from 'pg';
+import { quoteIdent } from './db.js';
+
+/**
+ * Creating and dropping whole databases, through the server's `postgres` database: for setup
+ * (the store), the tests (a template and a database per test file) and the benchmark.
+ */
+
+/** The URL of database `name` on the same server as `url`. */
+export function databaseUrlFor(url: string, name: string): string {
+  const target = new URL(url);
+  target.pathname = `/${encodeURIComponent(name)}`;
+  return target.toString();
+}
+
+export function databaseName(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (!name) throw new Error(`database URL ${url} names no database`);
+  return name;
+}
+
+async function withAdmin<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: databaseUrlFor(url, 'postgres') });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Creates the database `url` names (from `template` if given); false when it already exists. */
+export async function createDatabase(url: string, options: { template?: string; ifNotExists?: boolean } = {}): Promise<boolean> {
+  const name = databaseName(url);
+  return withAdmin(url, async (admin) => {
+    if (options.ifNotExists && (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) return false;
+    await admin.query(`CREATE DATABASE ${quoteIdent(name)}${options.template ? ` TEMPLATE ${quoteIdent(options.template)}` : ''}`);
+    return true;
+  });
+}
+
+/** Drops the database `url` names, disconnecting its sessions; no error when it is gone. */
+export async function dropDatabase(url: string): Promise<void> {
+  const name = databaseName(url);
+  await withAdmin(url, (admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
+}
