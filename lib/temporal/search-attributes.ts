@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
 /** Registers the pipeline's search attributes on the namespace (a no-op when they exist). */
@@ -8,7 +9,6 @@ export async function ensureSearchAttributes(client: Client, namespace: string):
   if (!missing.length) return;
   await client.connection.operatorService.addSearchAttributes({
     namespace,
-    // Enum value 2 is KEYWORD in temporal.api.enums.v1.IndexedValueType.
-    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, 2])),
+    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
   });
 }
