@@ -3,6 +3,7 @@ import { getSource } from '../sources/registry.js';
 import type { ChangeCounts } from '../sources/source-adapter.js';
 import type { ValidatedSnapshot } from './types.js';
 import { stagingTableName } from './staging-table.js';
+import { recordDuration } from './ledger.js';
 
 /**
  * One transaction: merge the snapshot into the live tables and close the ledger entry. Readers
@@ -29,10 +30,10 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
     const merged = await source.publish({ client, stagingTable, runId: request.runId, sourceId: source.id }, scope);
     await client.query(
       `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
-         details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb, 'publishStepsMs', $9::jsonb),
-         durations_ms = durations_ms || jsonb_build_object('publish', $8::numeric), finished_at = clock_timestamp()
+         details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb, 'publishStepsMs', $8::jsonb),
+         finished_at = clock_timestamp()
        WHERE run_id = $1 AND source_id = $2`,
-      [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), Math.round(performance.now() - started), JSON.stringify(merged.stepsMs ?? {})],
+      [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), JSON.stringify(merged.stepsMs ?? {})],
     );
     tablesChanged = Object.entries(merged.tables).filter(([, c]) => c.inserted + c.updated + c.deleted > 0).map(([table]) => table);
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
@@ -43,6 +44,8 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
   if (counts.inserted + counts.updated + counts.deleted > 0) {
     for (const table of tablesChanged) await getPool().query(`ANALYZE ${quoteIdent(table)}`);
   }
+  // The whole phase, COMMIT and statistics included (an idempotent retry records its own).
+  await recordDuration(request.runId, source.id, 'publish', performance.now() - started);
   return counts;
 }
 

@@ -35,25 +35,36 @@ export interface PublishBreakdown {
 
 const SCOPE: PublishScope = { country: 'NO', municipalities: null };
 
-function describeSql(sql: string): string {
-  const text = sql.replace(/\s+/g, ' ').trim();
-  const rules: [RegExp, (m: RegExpExecArray) => string][] = [
-    [/^UPDATE (\S+) AS live SET/, (m) => `update changed ${m[1]} rows (UPDATE … FROM staging WHERE the row hash differs)`],
-    [/^INSERT INTO (\S+) \(country, [a-z_]+, .*WHERE NOT EXISTS/, (m) => `insert new ${m[1]} rows (INSERT … SELECT FROM staging WHERE NOT EXISTS in live)`],
-    [/^INSERT INTO (\S+) SELECT \* FROM staging\.bench_published_/, (m) => `plain INSERT INTO ${m[1]} SELECT * FROM a copy of its published rows`],
-    [/^WITH changed AS \( INSERT INTO (\S+)/, (m) => `upsert ${m[1]} (INSERT … SELECT staging LEFT JOIN live … ON CONFLICT DO UPDATE … RETURNING)`],
-    [/^DELETE FROM (\S+) live WHERE .* NOT EXISTS/, (m) => `delete ${m[1]} rows the snapshot lacks (anti-join)`],
-    [/^DELETE FROM (\S+) link\b/, (m) => `delete ${m[1]} links of changed parcels`],
-    [/^INSERT INTO (\S+) \(country, parcel_id, cadastre_id/, (m) => `insert ${m[1]} links of changed parcels (unnest units)`],
-    [/^CREATE TEMP TABLE (\S+)/, (m) => `build temp table ${m[1]} (DISTINCT unnest of units)`],
-    [/^ANALYZE (\S+)/, (m) => `ANALYZE ${m[1]}`],
-    [/^INSERT INTO (\S+)/, (m) => `INSERT INTO ${m[1]} …`],
-  ];
-  for (const [pattern, name] of rules) {
+const STATEMENT_RULES: [RegExp, (m: RegExpExecArray) => string][] = [
+  [/^UPDATE (\S+) AS live SET/, (m) => `update changed ${m[1]} rows (UPDATE … FROM staging WHERE the row hash differs)`],
+  [/^INSERT INTO (\S+) \(country, [a-z_]+, .*WHERE NOT EXISTS/, (m) => `insert new ${m[1]} rows (INSERT … SELECT FROM staging WHERE NOT EXISTS in live)`],
+  [/^INSERT INTO (\S+) SELECT \* FROM staging\.bench_published_/, (m) => `plain INSERT INTO ${m[1]} SELECT * FROM a copy of its published rows`],
+  [/^WITH changed AS \( INSERT INTO (\S+)/, (m) => `upsert ${m[1]} (INSERT … SELECT staging LEFT JOIN live … ON CONFLICT DO UPDATE … RETURNING)`],
+  [/^DELETE FROM (\S+) live WHERE/, (m) => `delete ${m[1]} rows the snapshot lacks (anti-join)`],
+  [/^DELETE FROM (\S+) link\b/, (m) => `delete ${m[1]} links of changed parcels`],
+  [/^INSERT INTO (\S+) \(country, parcel_id, cadastre_id/, (m) => `insert ${m[1]} links of changed parcels (unnest units)`],
+  [/^CREATE TEMP TABLE (\S+)/, (m) => `build temp table ${m[1]} (DISTINCT unnest of units)`],
+  [/^SELECT NOT EXISTS \(SELECT 1 FROM (\S+?)\)/, (m) => `check whether ${m[1]} is empty`],
+  [/^SELECT i\.indexrelid/, () => 'look up the secondary indexes'],
+  [/^DROP INDEX (\S+)/, (m) => `drop index ${m[1]} (empty live table: built again after the insert)`],
+  [/^CREATE (?:UNIQUE )?INDEX (\S+)/, (m) => `build index ${m[1]} again`],
+  [/^ANALYZE (\S+)/, (m) => `ANALYZE ${m[1]}`],
+  [/^INSERT INTO (\S+)/, (m) => `INSERT INTO ${m[1]} …`],
+];
+
+/** A readable name for a statement, from its SQL (or from a label stored by an older run: names pass through). */
+export function describeStatement(sqlOrLabel: string): string {
+  const text = sqlOrLabel.replace(/\s+/g, ' ').trim();
+  for (const [pattern, name] of STATEMENT_RULES) {
     const match = pattern.exec(text);
     if (match) return name(match);
   }
-  return text.slice(0, 60);
+  return text;
+}
+
+function describeSql(sql: string): string {
+  const text = describeStatement(sql);
+  return text.length > 80 && /^[A-Z]/.test(text) ? `${text.slice(0, 77)}…` : text;
 }
 
 /** A client whose query() records the duration of each statement (publish code only calls query). */

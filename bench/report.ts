@@ -4,6 +4,7 @@ import type { CeilingShape } from './copy-ceiling.js';
 import type { BenchResults, LoadRun, SourceResult } from './results.js';
 import { rate, spread, type Spread } from './stats.js';
 import { findings } from './findings.js';
+import { describeStatement } from './publish-breakdown.js';
 import { evaluateTargets, footprint, workerPeaks } from './targets.js';
 import type { MemoryPeak } from './worker-process.js';
 
@@ -94,7 +95,7 @@ function stageSteps(source: SourceResult): string[] {
   ];
   let previous = 0;
   for (const level of source.stage) {
-    lines.push(`| ${level.label} | ${secs(level.seconds)} | ${secs(level.seconds - previous)} | ${level.records ? int(rate(level.records, level.seconds)) : '–'} |`);
+    lines.push(`| ${level.label} | ${secs(level.seconds)} | ${level.seconds >= previous ? secs(level.seconds - previous) : '– (within the noise of one pass)'} | ${level.records ? int(rate(level.records, level.seconds)) : '–'} |`);
     previous = level.seconds;
   }
   lines.push(
@@ -113,7 +114,7 @@ function stageSteps(source: SourceResult): string[] {
 function publishSteps(source: SourceResult): string[] {
   const p = source.publish;
   const publish = spread(source.loads.map((l) => (l.phasesMs.publish ?? 0) / 1000)).median;
-  const row = (t: { statement: string; seconds: number; rows: number | null }) => `| ${t.statement.replace('<its published rows>', 'a copy of its published rows')} | ${secs(t.seconds)} | ${t.rows === null ? '–' : int(t.rows)} |`;
+  const row = (t: { statement: string; seconds: number; rows: number | null }) => `| ${describeStatement(t.statement.replace('<its published rows>', 'a copy of its published rows'))} | ${secs(t.seconds)} | ${t.rows === null ? '–' : int(t.rows)} |`;
   return [
     `Inside the publish phase: the ${int(p.rows)} published rows put back into a staging table, the live tables emptied, and the adapter's own \`publish()\` run on them in one transaction, each statement timed (one pass; the pipeline's publish phase above took ${secs(publish)} s, median):`,
     '',

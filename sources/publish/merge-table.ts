@@ -49,7 +49,10 @@ export async function mergeTable(
        WHERE NOT EXISTS (SELECT 1 FROM ${liveTable} live WHERE live.country = $1 AND live.${keyColumn} = s.${keyColumn})`,
       [scope.country, runId],
     );
-  const inserted = (await isEmpty(client, liveTable)) ? await withIndexesBuiltAfter(client, liveTable, insertNew) : await insertNew();
+  const firstLoad = await isEmpty(client, liveTable);
+  const inserted = firstLoad ? await withIndexesBuiltAfter(client, liveTable, insertNew) : await insertNew();
+  // Into an empty table, every live row came from this snapshot: nothing to delete.
+  if (firstLoad) return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: 0 };
   const filter = scopeFilter('live', scope, 1);
   const removed = await client.query(
     `DELETE FROM ${liveTable} live
