@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
 /** Registers the pipeline's search attributes on the namespace (a no-op when they exist). */
@@ -9,6 +9,6 @@ export async function ensureSearchAttributes(client: Client, namespace: string):
   if (!missing.length) return;
   await client.connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
   });
 }
