@@ -39,11 +39,9 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
   });
   await dropStaging(request);
-  // A large publish leaves the planner's statistics stale until autovacuum comes by; until then
-  // a coordinate lookup can pick a plan that scans a whole index. Refresh them now.
-  if (counts.inserted + counts.updated + counts.deleted > 0) {
-    for (const table of tablesChanged) await getPool().query(`ANALYZE ${quoteIdent(table)}`);
-  }
+  // A publish that changed rows leaves the planner's statistics stale until autovacuum comes by;
+  // after a large load a coordinate lookup could pick a plan that scans a whole index.
+  for (const table of tablesChanged) await getPool().query(`ANALYZE ${quoteIdent(table)}`);
   // The whole phase, COMMIT and statistics included (an idempotent retry records its own).
   await recordDuration(request.runId, source.id, 'publish', performance.now() - started);
   return counts;

@@ -13,7 +13,7 @@ export function databaseUrlFor(url: string, name: string): string {
   return target.toString();
 }
 
-export function databaseName(url: string): string {
+function databaseName(url: string): string {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
   if (!name) throw new Error(`database URL ${url} names no database`);
   return name;

@@ -1,22 +1,11 @@
 import type { PointTransform } from './reproject.js';
+import { degrees7 } from './degrees.js';
 
 /**
  * Writes reprojected polygons as EWKT for COPY into a geometry column. Hand-written because it
  * runs for every vertex of every parcel and is a single string build; PostGIS does the parsing
  * and all geometry checks.
  */
-
-/**
- * Degrees to 7 decimals (about a centimetre), through integers: formatting an integer is several
- * times cheaper than the shortest round-trip form of a double, and this runs for every vertex.
- */
-export function degrees7(value: number): string {
-  const scaled = Math.round(value * 1e7);
-  const magnitude = scaled < 0 ? -scaled : scaled;
-  const whole = Math.floor(magnitude / 1e7);
-  const fraction = String(magnitude - whole * 1e7);
-  return `${scaled < 0 ? '-' : ''}${whole}.${'0000000'.slice(fraction.length)}${fraction}`;
-}
 
 function ring(flat: readonly number[], transform: PointTransform): string {
   let text = '(';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { normalizeMunicipality, unitFromParts, formatCadastreId, CadastreIdError } from './cadastre-id.js';
 import { transformTo, UnknownCrsError, type PointTransform } from '../geo/reproject.js';
-import { degrees7 } from '../geo/ewkt.js';
+import { degrees7 } from '../geo/degrees.js';
 import { InputFormatError } from '../formats/input-error.js';
 import { readUnquotedLines } from '../formats/unquoted-csv.js';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';

@@ -22,7 +22,6 @@ const PARCEL_MERGE: TableMerge = {
   },
 };
 
-
 /**
  * Sections (eierseksjoner) stand on their whole property's land: a teig that lists sections
  * also belongs to the whole property (`…-0`), which is its main unit for a coordinate lookup.

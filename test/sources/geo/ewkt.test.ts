@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { degrees7, multiPolygonEwkt } from '../../../sources/geo/ewkt.js';
+import { degrees7 } from '../../../sources/geo/degrees.js';
+import { multiPolygonEwkt } from '../../../sources/geo/ewkt.js';
 import { planarArea } from '../../../sources/geo/planar-area.js';
 import { transformTo } from '../../../sources/geo/reproject.js';
 
