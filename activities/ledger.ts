@@ -13,7 +13,7 @@ export async function planRun(input: {
   sources?: string[];
   force: boolean;
 }): Promise<PlannedSource[]> {
-  const planned = selectSources({ country: input.country, sources: input.sources }).map((s) => ({ sourceId: s.id, country: s.country }));
+  const planned = selectSources({ country: input.country, sources: input.sources }).map((s) => ({ sourceId: s.id, country: s.country, dependsOn: s.dependsOn ?? [] }));
   if (!planned.length) throw new Error(`no source matches country ${input.country ?? 'any'} and ${input.sources?.join(', ') || 'all sources'}`);
   await getPool().query(
     `INSERT INTO run (run_id, kind, workflow_id, sources, forced) VALUES ($1, $2, $3, $4, $5)

@@ -7,6 +7,8 @@ export type RunKind = 'nightly' | 'refresh' | 'backfill';
 export interface PlannedSource {
   sourceId: string;
   country: Country;
+  /** The adapter's `dependsOn`. */
+  dependsOn: string[];
 }
 
 export interface IngestSourceInput {

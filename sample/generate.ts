@@ -9,7 +9,9 @@
  * memory does not grow with the sample size. Same seed and size give byte-identical files; a
  * directory that already holds them (per its manifest and file sizes) is left alone.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GENERATOR_NAME, GENERATOR_VERSION, MANIFEST_NAME, manifestMatches, readManifest, writeManifest } from './manifest.js';
 import { DEFAULT_PARCELS, normalizeSeed, parcelsOfPlan } from './parcels.js';
@@ -17,7 +19,8 @@ import { planSample, type SamplePlan } from './plan.js';
 import type { SampleParcel } from './types.js';
 import { addressCsvPieces, type CsvStats } from './write-address-csv.js';
 import { teigGmlPieces } from './write-teig-gml.js';
-import { writeZip } from './zip-writer.js';
+import { writeZip, type WrittenFile } from './zip-writer.js';
+import { SAMPLE_REGISTER_FILES } from './register-files.js';
 
 export { sampleParcels, buildParcel, DEFAULT_PARCELS, DEFAULT_SEED } from './parcels.js';
 export type { SampleParcelsOptions } from './parcels.js';
@@ -45,6 +48,10 @@ export interface SampleResult {
   addresses: number;
   /** Absolute paths. */
   files: { addressCsvZip: string; teigGmlZip: string };
+  /** Absolute path of every file written, by source id (foundation sources included). */
+  sourceFiles: Record<string, string>;
+  /** Records written per file name. */
+  rows: Record<string, number>;
   manifestPath: string;
 }
 
@@ -71,18 +78,21 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
   const seed = normalizeSeed(options.seed);
   const files = { addressCsvZip: join(outDir, ADDRESS_CSV_ZIP), teigGmlZip: join(outDir, TEIG_GML_ZIP) };
   const manifestPath = join(outDir, MANIFEST_NAME);
-  const result = (skipped: boolean, addresses: number): SampleResult => ({ skipped, outDir, parcels, addresses, files, manifestPath });
+  const sourceFiles: Record<string, string> = { 'no-address': files.addressCsvZip, 'no-cadastre': files.teigGmlZip };
+  for (const file of SAMPLE_REGISTER_FILES) sourceFiles[file.sourceId] = join(outDir, file.fileName);
+  const allNames = [ADDRESS_CSV_ZIP, TEIG_GML_ZIP, ...SAMPLE_REGISTER_FILES.map((file) => file.fileName)];
+  const result = (skipped: boolean, addresses: number, rows: Record<string, number>): SampleResult => ({ skipped, outDir, parcels, addresses, files, sourceFiles, rows, manifestPath });
 
   const plan: SamplePlan = planSample(parcels, seed); // validates `parcels` before touching the disk
   await mkdir(outDir, { recursive: true });
   const existing = await readManifest(manifestPath);
-  if (existing && (await manifestMatches(existing, outDir, { seed, parcels, files: [ADDRESS_CSV_ZIP, TEIG_GML_ZIP] }))) {
-    return result(true, existing.addresses);
+  if (existing && (await manifestMatches(existing, outDir, { seed, parcels, files: allNames }))) {
+    return result(true, existing.addresses, existing.rows ?? {});
   }
 
   // A stale manifest must not vouch for a half-rewritten directory if this run dies midway.
   await rm(manifestPath, { force: true });
-  const total = 2 * parcels;
+  const total = (2 + SAMPLE_REGISTER_FILES.length) * parcels;
   const gml = await writeZip(files.teigGmlZip, [
     {
       name: TEIG_GML_ENTRY,
@@ -98,14 +108,30 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
     },
   ]);
 
+  const written: Record<string, WrittenFile> = { [ADDRESS_CSV_ZIP]: csv, [TEIG_GML_ZIP]: gml };
+  const rows: Record<string, number> = { [ADDRESS_CSV_ZIP]: stats.rows, [TEIG_GML_ZIP]: parcels };
+  for (const [position, file] of SAMPLE_REGISTER_FILES.entries()) {
+    const path = join(outDir, file.fileName);
+    rows[file.fileName] = (await file.write({ path, plan, seed, parcels })).rows;
+    written[file.fileName] = await describeFile(path);
+    options.onProgress?.((3 + position) * parcels, total);
+  }
+
   await writeManifest(manifestPath, {
     generator: GENERATOR_NAME,
     version: GENERATOR_VERSION,
     seed,
     parcels,
     addresses: stats.rows,
-    files: { [ADDRESS_CSV_ZIP]: csv.sha256, [TEIG_GML_ZIP]: gml.sha256 },
-    sizes: { [ADDRESS_CSV_ZIP]: csv.bytes, [TEIG_GML_ZIP]: gml.bytes },
+    rows,
+    files: Object.fromEntries(Object.entries(written).map(([name, file]) => [name, file.sha256])),
+    sizes: Object.fromEntries(Object.entries(written).map(([name, file]) => [name, file.bytes])),
   });
-  return result(false, stats.rows);
+  return result(false, stats.rows, rows);
+}
+
+async function describeFile(path: string): Promise<WrittenFile> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return { sha256: hash.digest('hex'), bytes: (await stat(path)).size };
 }

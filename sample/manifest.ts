@@ -14,6 +14,8 @@ export interface SampleManifest {
   seed: string;
   parcels: number;
   addresses: number;
+  /** Records written per file name. */
+  rows?: Record<string, number>;
   /** File name (relative to the directory) to sha256 hex. */
   files: Record<string, string>;
   /** File name to size in bytes: reuse is decided on sizes, hashing big files takes too long. */

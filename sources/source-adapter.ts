@@ -63,6 +63,11 @@ export interface SourceAdapter {
   defaultInput: string;
   /** The register's file name; with NORDPROP_INPUT_DIR the source reads `<dir>/<inputFileName>`. */
   inputFileName: string;
+  /**
+   * Sources whose publish this one reads (e.g. addresses joined to the parcels that cover
+   * them): in a refresh that includes them, this source starts after they finish.
+   */
+  dependsOn?: string[];
   /** Picks the data file inside a zip download (names differ between extracts). */
   zipEntry: RegExp;
   /** Columns the parser fills, in `values` order. `src_pos` and `row_hash` are added around them. */

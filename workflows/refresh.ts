@@ -35,21 +35,26 @@ export const ingestWorkflowId = (sourceId: string, runId: string) => `ingest-${s
 async function runSources(kind: RunKind, runId: string, request: { country?: Country; sources?: string[]; force: boolean; input?: string; expectedSha256?: string }): Promise<RunSummary> {
   upsertSearchAttributes([{ key: RUN_ID_KEY, value: runId }]);
   const planned = await planRun({ runId, kind, workflowId: workflowInfo().workflowId, country: request.country, sources: request.sources, force: request.force });
-  // Sources are independent until derive: ingest them side by side, one child workflow each.
-  await Promise.all(
-    planned.map(async ({ sourceId, country }) => {
-      await startSourceRun({ runId, sourceId, country });
-      return executeChild(ingestSource, {
-        workflowId: ingestWorkflowId(sourceId, runId),
-        args: [{ runId, sourceId, input: request.input, expectedSha256: request.expectedSha256, force: request.force }],
-        typedSearchAttributes: [
-          { key: SOURCE_KEY, value: sourceId },
-          { key: COUNTRY_KEY, value: country },
-          { key: RUN_ID_KEY, value: runId },
-        ],
-      });
-    }),
-  );
+  // Sources run side by side, one child workflow each; a source that reads another's publish
+  // (its `dependsOn`) waits for it when both are in this run. A failed dependency does not
+  // hold it back: it then reads the dependency's previous live data, which is consistent.
+  const finished = new Map<string, Promise<unknown>>();
+  const ingest = async ({ sourceId, country, dependsOn }: (typeof planned)[number]) => {
+    await Promise.resolve(); // let the loop below register every source before looking one up
+    await Promise.all(dependsOn.map((dependency) => finished.get(dependency)).filter((p) => p !== undefined));
+    await startSourceRun({ runId, sourceId, country });
+    return executeChild(ingestSource, {
+      workflowId: ingestWorkflowId(sourceId, runId),
+      args: [{ runId, sourceId, input: request.input, expectedSha256: request.expectedSha256, force: request.force }],
+      typedSearchAttributes: [
+        { key: SOURCE_KEY, value: sourceId },
+        { key: COUNTRY_KEY, value: country },
+        { key: RUN_ID_KEY, value: runId },
+      ],
+    });
+  };
+  for (const source of planned) finished.set(source.sourceId, ingest(source));
+  await Promise.all(finished.values());
   return finishRun({ runId });
 }
 

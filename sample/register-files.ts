@@ -1,0 +1,29 @@
+/**
+ * The sample files of registers beyond the foundation's address CSV and teig GML. Each
+ * register's writer adds one entry here; `generateSample` writes them after the foundation's
+ * two files, in this order, into the same directory and manifest. A writer derives everything
+ * from the plan and seed (never from another file), so files stay coherent and deterministic.
+ */
+import type { Country } from '../sources/source-adapter.js';
+import type { SamplePlan } from './plan.js';
+
+export interface SampleWriteContext {
+  /** Absolute path to write (the register's `inputFileName` inside the sample directory). */
+  path: string;
+  /** The Norwegian area plan (parcels, addresses) every Norwegian register builds on. */
+  plan: SamplePlan;
+  seed: string;
+  parcels: number;
+}
+
+export interface SampleRegisterFile {
+  /** The source this file feeds. */
+  sourceId: string;
+  country: Country;
+  /** File name in the sample directory; the source's `inputFileName`. */
+  fileName: string;
+  /** Writes the whole file (streamed, so memory stays flat); returns the records written. */
+  write(context: SampleWriteContext): Promise<{ rows: number }>;
+}
+
+export const SAMPLE_REGISTER_FILES: SampleRegisterFile[] = [];
