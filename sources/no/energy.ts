@@ -1,0 +1,44 @@
+import type { SourceAdapter } from '../source-adapter.js';
+import { ENERGY_STAGING_COLUMNS, readEnergyCsv } from './energy-csv.js';
+import { inboxPath } from './inbox.js';
+import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+
+export const ENERGY_FILE_NAME = 'Enova_0000_Norge_Energiattester.csv';
+
+const staged = (names: string[]) => Object.fromEntries(names.map((name) => [name, `s.${name}`]));
+
+const ENERGY_MERGE: TableMerge = {
+  liveTable: 'energy_certificate',
+  keyColumn: 'certificate_id',
+  columns: {
+    ...staged(ENERGY_STAGING_COLUMNS.map((column) => column.name).filter((name) => name !== 'certificate_id')),
+    // An energy certificate is valid for ten years from issue (energimerkeforskriften).
+    valid_to_date: `(s.issued_date + interval '10 years')::date`,
+    source: `'ENERGY_AGENCY'`,
+  },
+};
+
+/**
+ * Enova's energy certificates (energiattester), the national register of building energy labels.
+ * Enova's bulk file sits behind an API key (GET …/ems/offentlige-data/v1/Fil/{year} answers a
+ * `bankFileUrl`, one file per year), so the operator fetches the yearly files and concatenates
+ * them into one national CSV in the inbox; see docs/exchange/no-energy.md.
+ */
+export const noEnergy: SourceAdapter = {
+  id: 'no-energy',
+  country: 'NO',
+  title: 'Enova energiattester (CSV)',
+  get defaultInput() {
+    return inboxPath(ENERGY_FILE_NAME);
+  },
+  inputFileName: ENERGY_FILE_NAME,
+  zipEntry: /\.csv$/i,
+  stagingColumns: ENERGY_STAGING_COLUMNS,
+  keyColumns: ['certificate_id'],
+  parse: (input, { fileName }) => readEnergyCsv(input, fileName),
+  countLive: (client, scope) => countLiveRows(client, 'energy_certificate', scope),
+  async publish({ client, stagingTable, runId }, scope) {
+    const counts = await mergeTable(client, stagingTable, ENERGY_MERGE, scope, runId);
+    return { ...counts, tables: { energy_certificate: counts } };
+  },
+};
