@@ -6,6 +6,7 @@
  */
 import type { Country } from '../sources/source-adapter.js';
 import type { SamplePlan } from './plan.js';
+import { BUSINESS_SAMPLE_FILES } from './no/write-business-json.js';
 
 export interface SampleWriteContext {
   /** Absolute path to write (the register's `inputFileName` inside the sample directory). */
@@ -27,3 +28,4 @@ export interface SampleRegisterFile {
 }
 
 export const SAMPLE_REGISTER_FILES: SampleRegisterFile[] = [];
+SAMPLE_REGISTER_FILES.push(...BUSINESS_SAMPLE_FILES);
