@@ -1,8 +1,11 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CERTIFICATION_STAGING_COLUMNS, noCertification } from '../../../sources/no/certification.js';
 import type { CellValue, ParsedRecord } from '../../../sources/source-adapter.js';
+import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
+import { runBackfill, sourceOf } from '../../support/runs.js';
+import { rejectsOf, tableDigest, withRejectCeiling } from './published.js';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/no/certification');
 
@@ -55,5 +58,53 @@ describe('no-certification exchange file (JSON Lines)', () => {
     expect(rejects(records)[1].raw).toContain('"DGNB"');
     // The duplicate certificate number parses twice; validation quarantines the second.
     expect(rows(records).map((r) => [r.position, r.values[0]])).toEqual([[11, 'OK-11'], [12, 'OK-11']]);
+  });
+});
+
+describe('no-certification: backfill through the worker', () => {
+  let pipeline: TestPipeline;
+  beforeAll(async () => {
+    pipeline = await startPipeline();
+  });
+  afterAll(async () => {
+    await pipeline?.stop();
+  });
+  const VALID = path.join(FIXTURES, 'certifications.jsonl');
+
+  it('publishes every certification on its property and building', async () => {
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-certification', input: VALID });
+    expect(sourceOf(summary, 'no-certification')).toMatchObject({ outcome: 'published', rowsRead: 6, rowsStaged: 6, rowsRejected: 0, inserted: 6, deleted: 0 });
+    const { rows } = await pipeline.pool.query(
+      `SELECT certification_id, scheme, rating, certified_date::text, certified_area_m2, building_number, stage
+       FROM certification WHERE country = 'NO' AND cadastre_id = '0301-208-327-0-0' ORDER BY certification_id`,
+    );
+    expect(rows).toEqual([
+      { certification_id: 'BREEAM-NOR-0412', scheme: 'BREEAM-NOR', rating: 'EXCELLENT', certified_date: '2023-05-12', certified_area_m2: 12450.5, building_number: '80012345', stage: 'POST_CONSTRUCTION' },
+    ]);
+    const section = await pipeline.pool.query(`SELECT certification_id FROM certification WHERE cadastre_id = '0301-208-327-0-2'`);
+    expect(section.rows).toEqual([{ certification_id: 'WELL-NO-77' }]);
+  });
+
+  it('changes nothing on the same file again, nor when forced to reload it', async () => {
+    const before = await tableDigest(pipeline.pool, 'certification');
+    const again = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-certification', input: VALID });
+    expect(sourceOf(again, 'no-certification')).toMatchObject({ outcome: 'unchanged', inserted: 0, updated: 0, deleted: 0 });
+    const forced = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-certification', input: VALID, force: true });
+    expect(sourceOf(forced, 'no-certification')).toMatchObject({ outcome: 'published', rowsRead: 6, inserted: 0, updated: 0, deleted: 0 });
+    expect(await tableDigest(pipeline.pool, 'certification')).toBe(before);
+  });
+
+  it('quarantines schema violations, rule breaches and a duplicate certificate number with reasons', async () => {
+    const input = path.join(FIXTURES, 'certifications-malformed.jsonl');
+    const summary = await withRejectCeiling('1', () => runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-certification', input, force: true }));
+    // Oslo-only file, forced past the row-drop check: Oslo's two certifications are replaced by the one good line;
+    // other municipalities keep theirs.
+    expect(sourceOf(summary, 'no-certification')).toMatchObject({ outcome: 'published', rowsRead: 12, rowsStaged: 1, rowsRejected: 11, inserted: 1, deleted: 2 });
+    const reasons = await rejectsOf(pipeline.pool, summary.runId, 'no-certification');
+    expect(Object.keys(reasons).map(Number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]);
+    expect(reasons[12]).toBe('duplicate key certification_id=OK-11 (first at position 11)');
+    const live = await pipeline.pool.query(`SELECT certification_id, rating FROM certification WHERE municipality_code = '0301'`);
+    expect(live.rows).toEqual([{ certification_id: 'OK-11', rating: 'SILVER' }]);
+    expect((await pipeline.pool.query(`SELECT count(*)::int AS n FROM certification`)).rows[0].n).toBe(5);
   });
 });
