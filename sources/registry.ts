@@ -1,12 +1,21 @@
 import type { Country, SourceAdapter } from './source-adapter.js';
 import { noAddress } from './no/address.js';
 import { noCadastre } from './no/cadastre.js';
+import { noBuilding } from './no/building.js';
+import { noMatrikkelDetail } from './no/matrikkel-detail.js';
 import { noEnergy } from './no/energy.js';
 import { noCertification } from './no/certification.js';
 import { noPermits } from './no/permits.js';
+import { seEnergy } from './se/energy.js';
+import { noArea } from './no/area.js';
+import { noGrunnkrets } from './no/grunnkrets.js';
+import { noPostalCode } from './no/postal-code.js';
+import { noLandAllocation } from './no/land-allocation.js';
+import { noLandRegistry } from './no/land-registry.js';
+import { noZoning } from './no/zoning.js';
 
 /** Every register the pipeline ingests. Adding a source means adding its adapter here. */
-export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noEnergy, noCertification, noPermits];
+export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning];
 
 export function getSource(id: string): SourceAdapter {
   const source = SOURCES.find((candidate) => candidate.id === id);

@@ -1,0 +1,210 @@
+/**
+ * Streaming reader for Kartverket's Matrikkelen Bygning (bygningspunkt) GML: one record per
+ * `Bygning` element, as soon as its end tag is read, so memory stays flat whatever the size.
+ *
+ * A generic shape rather than the Teig reader's field-by-field state machine: a building point
+ * is a flat list of simple fields plus three kinds of repeated child objects (Matrikkelenhet,
+ * Bruksenhet, BygningsstatusHistorikk), so every leaf's text is stored under its local name in
+ * the innermost open object. Elements are matched by local name (prefixes differ between
+ * Geonorge, WFS and hand-made extracts). Checking and mapping the values is the adapter's job.
+ */
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { InputFormatError } from './input-error.js';
+
+export type Fields = Record<string, string>;
+
+export interface BygningElement {
+  /** 1-based index of the Bygning element in the file. */
+  position: number;
+  /** Leaves directly under the building (and under its Identifikasjon), by local name. */
+  fields: Fields;
+  /** `pos` of the representasjonspunkt (or any Point) as written, with the srsName in force there. */
+  point: { pos: string; srsName: string | null } | null;
+  matrikkelenheter: Fields[];
+  bruksenheter: Fields[];
+  statusHistory: Fields[];
+  /** Source excerpt of the element (capped), for quarantine rows. */
+  raw: string;
+}
+
+const FEATURE = 'Bygning';
+/** Child objects collected as lists, by their element's local name. */
+const OBJECTS: Record<string, 'matrikkelenheter' | 'bruksenheter' | 'statusHistory'> = {
+  Matrikkelenhet: 'matrikkelenheter',
+  Bruksenhet: 'bruksenheter',
+  BygningsstatusHistorikk: 'statusHistory',
+};
+const RAW_CAP = 2000;
+const PIECE = 64 * 1024;
+/** Source text kept from before the current piece: far longer than any start tag. */
+const TAIL = 4096;
+
+function localName(qualified: string): string {
+  const colon = qualified.indexOf(':');
+  return colon < 0 ? qualified : qualified.slice(colon + 1);
+}
+
+function attribute(tag: SaxesTagPlain, name: string): string | undefined {
+  for (const [key, value] of Object.entries(tag.attributes)) if (localName(key) === name) return value;
+  return undefined;
+}
+
+interface Frame {
+  local: string;
+  text: string;
+  hasChild: boolean;
+  srsName: string | undefined;
+}
+
+class BygningParser {
+  readonly out: BygningElement[] = [];
+  private readonly sax = new SaxesParser({ xmlns: false, position: true });
+  private readonly stack: Frame[] = [];
+  private current: BygningElement | null = null;
+  private featureDepth = 0;
+  private object: Fields | null = null;
+  private objectDepth = 0;
+  private count = 0;
+  private piece = '';
+  private rawStart = 0;
+  private written = 0;
+  private tail = '';
+  /** saxes position of the open feature's start tag. */
+  private featureStart = 0;
+
+  constructor() {
+    this.sax.on('opentag', (tag) => this.onOpen(tag));
+    this.sax.on('closetag', () => this.onClose());
+    this.sax.on('text', (text) => this.onText(text));
+    this.sax.on('cdata', (text) => this.onText(text));
+    this.sax.on('error', (error) => {
+      throw new InputFormatError(`Malformed or truncated building GML at line ${this.sax.line}, column ${this.sax.column}: ${error.message.replace(/^\d+:\d+: /, '')}`);
+    });
+  }
+
+  write(piece: string): void {
+    const open = this.current;
+    if (open && open.raw.length < RAW_CAP) open.raw += piece.slice(0, RAW_CAP - open.raw.length);
+    this.piece = piece;
+    // saxes' position is exact inside its events but not between writes: count ourselves.
+    this.rawStart = this.written;
+    this.sax.write(piece);
+    this.written += piece.length;
+    this.tail = piece.length >= TAIL ? piece.slice(-TAIL) : (this.tail + piece).slice(-TAIL);
+  }
+
+  close(): void {
+    this.sax.close();
+    if (this.current) throw new InputFormatError(`building GML ends inside Bygning element ${this.current.position}`);
+  }
+
+  private onText(text: string): void {
+    const top = this.stack[this.stack.length - 1];
+    if (top && this.current) top.text += text;
+  }
+
+  private onOpen(tag: SaxesTagPlain): void {
+    const local = localName(tag.name);
+    const parent = this.stack[this.stack.length - 1];
+    if (parent) parent.hasChild = true;
+    this.stack.push({ local, text: '', hasChild: false, srsName: attribute(tag, 'srsName') });
+    if (!this.current) {
+      if (local === FEATURE) this.openFeature();
+      return;
+    }
+    if (!this.object && local in OBJECTS) {
+      this.object = {};
+      this.objectDepth = this.stack.length;
+      this.current[OBJECTS[local]].push(this.object);
+    }
+  }
+
+  private openFeature(): void {
+    // The excerpt starts at this start tag: the last '<' before saxes' position in this piece.
+    // The start tag may straddle the previous piece, whose tail is kept for this.
+    const text = this.tail + this.piece;
+    const at = this.tail.length + this.sax.position - this.rawStart;
+    const from = Math.max(0, text.lastIndexOf('<', at - 1));
+    this.featureStart = this.rawStart - this.tail.length + from;
+    this.current = {
+      position: ++this.count,
+      fields: {},
+      point: null,
+      matrikkelenheter: [],
+      bruksenheter: [],
+      statusHistory: [],
+      raw: text.slice(from, from + RAW_CAP),
+    };
+    this.featureDepth = this.stack.length;
+  }
+
+  private srsNameInForce(): string | null {
+    for (let i = this.stack.length - 1; i >= 0; i--) if (this.stack[i].srsName !== undefined) return this.stack[i].srsName!;
+    return null;
+  }
+
+  private onClose(): void {
+    const depth = this.stack.length;
+    const frame = this.stack[depth - 1];
+    const feature = this.current;
+    if (feature) {
+      if (depth === this.featureDepth) {
+        this.finishFeature(feature);
+      } else if (this.object && depth === this.objectDepth) {
+        this.object = null;
+      } else if (!frame.hasChild) {
+        const value = frame.text.trim();
+        if (frame.local === 'pos') {
+          feature.point ??= { pos: value, srsName: this.srsNameInForce() };
+        } else {
+          const target = this.object ?? feature.fields;
+          // The first occurrence wins; a repeated simple field is reported by the adapter's checks only if it matters.
+          if (!(frame.local in target)) target[frame.local] = value;
+        }
+      }
+    }
+    this.stack.pop();
+  }
+
+  private finishFeature(feature: BygningElement): void {
+    // saxes' position is just past this end tag: cut the excerpt there.
+    feature.raw = feature.raw.slice(0, Math.max(0, this.sax.position - this.featureStart));
+    this.out.push(feature);
+    this.current = null;
+    this.object = null;
+  }
+}
+
+/**
+ * Streams the Bygning elements of a GML document. A document that is not well-formed XML or
+ * not UTF-8 throws an InputFormatError: nothing after that point can be trusted.
+ */
+export async function* readBygningElements(input: AsyncIterable<Buffer | string>): AsyncGenerator<BygningElement[]> {
+  const parser = new BygningParser();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let bytes = 0;
+  let first = true;
+  const feed = (text: string) => {
+    for (let i = 0; i < text.length; i += PIECE) parser.write(text.slice(i, i + PIECE));
+  };
+  for await (const chunk of input) {
+    let text: string;
+    try {
+      text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new InputFormatError(`building GML is not valid UTF-8 (invalid byte sequence after byte ${bytes}); re-encode the file as UTF-8`);
+    }
+    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    first = false;
+    if (typeof chunk !== 'string') bytes += chunk.length;
+    feed(text);
+    if (parser.out.length) yield parser.out.splice(0);
+  }
+  try {
+    feed(decoder.decode());
+  } catch {
+    throw new InputFormatError('building GML is not valid UTF-8 (its last bytes are an incomplete sequence)');
+  }
+  parser.close();
+  if (parser.out.length) yield parser.out.splice(0);
+}
