@@ -119,7 +119,7 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
       beat(progress(), true);
     };
 
-    for await (const records of source.parse(input.stream, { fileName: input.fileName })) {
+    for await (const records of source.parse(input.stream, { fileName: input.fileName, artifactPath: request.artifactPath })) {
       for (const record of records) {
         if (record.position <= committedPosition) continue;
         lastPosition = record.position;

@@ -55,6 +55,16 @@ export interface StagingContext {
   sourceId: string;
 }
 
+export interface ParseContext {
+  /** The data file's own name (the zip entry's, or the file's). */
+  fileName: string;
+  /**
+   * The downloaded artifact on disk, for formats that need a file rather than a stream
+   * (a GeoPackage is an SQLite database: opened in place, or its zip entry extracted beside it).
+   */
+  artifactPath?: string;
+}
+
 export interface SourceAdapter {
   id: string;
   country: Country;
@@ -78,11 +88,55 @@ export interface SourceAdapter {
    * Reads the data file as a stream; yields rows and rejects in file order, in batches so the
    * per-row cost stays a function call rather than an await.
    */
-  parse(input: Readable, context: { fileName: string }): AsyncIterable<ParsedRecord[]>;
+  parse(input: Readable, context: ParseContext): AsyncIterable<ParsedRecord[]>;
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;
-  /** Live rows in the scope, for the row-drop check. */
-  countLive(client: pg.PoolClient, scope: PublishScope): Promise<number>;
+  /** Live rows in the scope, for the row-drop check; the staged snapshot, for a source whose files each hold one part of a table. */
+  countLive(client: pg.PoolClient, scope: PublishScope, stagingTable: string): Promise<number>;
   /** Merges the staged snapshot into the live tables by key and row hash, inside the caller's transaction. */
   publish(context: StagingContext, scope: PublishScope): Promise<MergeResult>;
+  /**
+   * Every input covers the whole country (the register has no regional extracts): the publish
+   * scope is the country, never the municipalities of the staged rows.
+   */
+  nationwide?: boolean;
+  /** A register that also publishes what changed: runs on its change feed fetch and apply only that. */
+  increment?: IncrementalFeed;
+}
+
+/**
+ * The incremental extension of the snapshot model, for a register with a change feed
+ * (Brønnøysund's `oppdateringer`). A snapshot run downloads one file and replaces the live rows
+ * in its scope with it. When the input names the feed instead (`accepts`), the same four
+ * activities run with three differences:
+ * - download calls `fetchChanges`: the changes since the position stored by the last publish
+ *   go into one local file (no change: the run is `unchanged`, nothing else runs);
+ * - validate skips the row-drop check: an increment is not the whole register;
+ * - publish calls `publishChanges` instead of `publish`: upserts and deletions only, and the
+ *   new position stored in the same transaction, so the feed advances exactly when live data
+ *   does and a failed run is fetched again next time.
+ * Stage is unchanged: the adapter's own `parse` reads the changes file, one row per change.
+ */
+export interface IncrementalFeed {
+  /** True when the input names the change feed rather than a full download. */
+  accepts(input: string): boolean;
+  fetchChanges(input: string, context: FetchChangesContext): Promise<FetchedChanges>;
+  /** `position` is what `fetchChanges` returned (kept in the run ledger between the activities). */
+  publishChanges(context: StagingContext, position: FetchedChanges['position']): Promise<MergeResult>;
+}
+
+export interface FetchChangesContext {
+  db: pg.Pool;
+  /** Where to write the changes; the stage reads this file with the adapter's `parse`. */
+  file: string;
+  signal: AbortSignal;
+  /** Changes fetched so far, for the heartbeat. */
+  onProgress(changes: number): void;
+}
+
+export interface FetchedChanges {
+  /** Changes written to the file; 0 means nothing changed. */
+  changes: number;
+  /** Where the feed stands once these changes are applied (JSON); recorded in the run ledger. */
+  position: Record<string, unknown>;
 }
