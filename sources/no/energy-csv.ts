@@ -198,7 +198,8 @@ export async function* readEnergyCsv(input: Readable, fileName: string): AsyncGe
         width = fields.length;
         continue;
       }
-      if (raw === header) continue;
+      // A concatenated year file repeats the header, with its own BOM when it had one.
+      if (raw.replace(/^\uFEFF/, '') === header) continue;
       if (fields.length !== width) {
         batch.push({ kind: 'reject', position: line, reason: `row has ${fields.length} columns, the header has ${width}`, raw });
         continue;

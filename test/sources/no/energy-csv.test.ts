@@ -78,9 +78,9 @@ describe('Enova energiattest CSV', () => {
     ]);
   });
 
-  it('skips a repeated header, so yearly files can be concatenated, and counts lines across quoted line breaks', async () => {
+  it('skips a repeated header (with its BOM), so yearly files can be concatenated, and counts lines across quoted line breaks', async () => {
     const row = (id: string, address: string) => `301,1,2,0,0,,1,${address},150,OSLO,H0101,,Småhus,1976,E,Yellow,2023-12-31T23:45:20.0000000,Simple,${id},224.93,"0,61",Tre,False,`;
-    const text = [HEADER, row('A1', '"Vei 1\nbakgården"'), HEADER, row('A2', 'Vei 2')].join('\n');
+    const text = [`\uFEFF${HEADER}`, row('A1', '"Vei 1\nbakgården"'), `\uFEFF${HEADER}`, row('A2', 'Vei 2')].join('\n');
     const records = await readAll(text);
     expect(rejects(records)).toEqual([]);
     expect(rows(records).map((r) => [r.position, r.values[0], r.values[8]])).toEqual([
