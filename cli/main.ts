@@ -7,6 +7,8 @@ import { setupCommand } from './commands/setup.js';
 import { lookupCommand } from './commands/lookup.js';
 import { workerCommand } from './commands/worker.js';
 import { sampleCommand } from './commands/sample.js';
+import { apiCommand } from './commands/api.js';
+import { createClientCommand, listClientsCommand } from './commands/clients.js';
 import { SOURCES } from '../sources/registry.js';
 
 const program = new Command('nordprop')
@@ -113,6 +115,34 @@ program
   .addOption(new Option('--country <country>', 'country').choices(['NO', 'SE']).default('NO'))
   .addOption(json())
   .action(run((o) => lookupCommand({ lat: o.lat, lon: o.lon, country: o.country, json: !!o.json })));
+
+program
+  .command('api')
+  .description('serve the REST API on PORT (default 8080) until interrupted')
+  .option('--port <port>', 'listen on this port instead of PORT')
+  .action(run((o) => apiCommand({ port: o.port })));
+
+const clients = program.command('clients').description('API clients (OAuth 2.0 client credentials)');
+clients
+  .command('create')
+  .description('issue a client id and secret (the secret is shown once)')
+  .requiredOption('--scopes <scopes>', 'space-delimited: properties.read companies.read owners.read areas.read subscriptions.write')
+  .option('--tier <tier>', 'sandbox | basic | standard | enterprise', 'basic')
+  .option('--sandbox', 'test credentials: demo properties only')
+  .option('--name <name>', 'who the client is for')
+  .option('--daily-limit <n>', 'calls per UTC day (default: the tier\'s)')
+  .option('--burst-limit <n>', 'requests per second (default: the tier\'s)')
+  .addOption(json())
+  .action(
+    run((o) =>
+      createClientCommand({ scopes: o.scopes, tier: o.tier, sandbox: !!o.sandbox, name: o.name, dailyLimit: o.dailyLimit, burstLimit: o.burstLimit, json: !!o.json }),
+    ),
+  );
+clients
+  .command('list')
+  .description('the API clients, with their calls today')
+  .addOption(json())
+  .action(run((o) => listClientsCommand({ json: !!o.json })));
 
 try {
   await program.parseAsync();

@@ -51,6 +51,8 @@ export interface Config {
   maxRowDrop: number;
   /** Rows per committed COPY chunk; a retried stage resumes after the last committed chunk. */
   stageChunkRows: number;
+  /** The REST API: port it listens on (`PORT`) and the base URL it names in links and problem types. */
+  api: { port: number; host: string; baseUrl: string; masterKey: string | undefined };
 }
 
 export function loadConfig(): Config {
@@ -67,5 +69,12 @@ export function loadConfig(): Config {
     maxRejectRate: numberEnv('NORDPROP_MAX_REJECT_RATE', 0.01),
     maxRowDrop: numberEnv('NORDPROP_MAX_ROW_DROP', 0.1),
     stageChunkRows: numberEnv('NORDPROP_STAGE_CHUNK_ROWS', 250_000),
+    api: {
+      port: numberEnv('PORT', 8080),
+      host: env('NORDPROP_API_HOST', '127.0.0.1'),
+      baseUrl: env('NORDPROP_API_BASE_URL', `http://127.0.0.1:${numberEnv('PORT', 8080)}`).replace(/\/+$/, ''),
+      // Base64 of 32 bytes; encrypts webhook secrets and signs page tokens. Unset: a key file in dataDir.
+      masterKey: process.env.NORDPROP_API_MASTER_KEY || undefined,
+    },
   };
 }

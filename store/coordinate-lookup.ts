@@ -50,7 +50,7 @@ unit AS (
   LIMIT 1
 )
 SELECT hit.parcel_id, hit.area_m2 AS parcel_area_m2, unit.all_ids,
-       unit.cadastre_id, split_part(unit.cadastre_id, '-', 1) AS municipality_code, m.name AS municipality_name,
+       unit.cadastre_id, cadastre_municipality(unit.cadastre_id) AS municipality_code, m.name AS municipality_name,
        property_type(unit.cadastre_id) AS property_type,
        plots.area_m2, plots.plot_count,
        ST_Y(plots.centre) AS lat, ST_X(plots.centre) AS lon,
@@ -64,7 +64,7 @@ SELECT hit.parcel_id, hit.area_m2 AS parcel_area_m2, unit.all_ids,
          FROM address a WHERE a.country = hit.country AND a.cadastre_id = unit.cadastre_id), '[]') AS addresses
 FROM hit
 LEFT JOIN unit ON true
-LEFT JOIN municipality m ON m.country = hit.country AND m.code = split_part(unit.cadastre_id, '-', 1)
+LEFT JOIN municipality m ON m.country = hit.country AND m.code = cadastre_municipality(unit.cadastre_id)
 LEFT JOIN LATERAL (
   SELECT sum(p2.area_m2) AS area_m2, count(*)::int AS plot_count, ST_PointOnSurface(ST_Union(p2.geom)) AS centre
   FROM parcel_property pp2 JOIN parcel p2 ON p2.country = pp2.country AND p2.parcel_id = pp2.parcel_id

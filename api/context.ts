@@ -1,0 +1,33 @@
+import type pg from 'pg';
+import type { Config } from '../lib/config.js';
+import { TokenResolver } from './auth/tokens.js';
+import { deriveKey } from './secrets/master-key.js';
+
+/** What every route needs: the store, the settings and the keys derived from the master key. */
+export interface ApiContext {
+  db: pg.Pool;
+  config: Config;
+  baseUrl: string;
+  tokens: TokenResolver;
+  keys: { pageToken: Buffer; documentUrl: Buffer; webhookSecret: Buffer };
+  /** Requests per window for callers without a valid token (keyed by IP address). */
+  anonymousBurst: { limit: number; windowS: number };
+  /** Countries whose cadastre register this service serves. */
+  countries: readonly string[];
+}
+
+export function createContext(db: pg.Pool, config: Config, masterKey: Buffer, baseUrl = config.api.baseUrl): ApiContext {
+  return {
+    db,
+    config,
+    baseUrl,
+    tokens: new TokenResolver(db),
+    keys: {
+      pageToken: deriveKey(masterKey, 'page-token'),
+      documentUrl: deriveKey(masterKey, 'document-url'),
+      webhookSecret: deriveKey(masterKey, 'webhook-secret'),
+    },
+    anonymousBurst: { limit: 20, windowS: 1 },
+    countries: ['NO', 'SE'],
+  };
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { callerOf } from '../request-types.js';
+import { checkCountry } from '../cadastre-id.js';
+import { countryParam, itemsOf, jsonResponse, operationSchema } from '../schemas/operation.js';
+import { ref } from '../schemas/values.js';
+import { searchAddresses } from '../store/address-search.js';
+import { resolveCoordinate } from '../store/coordinates.js';
+import { propertyLinks } from './properties.js';
+
+type AddressRequest = FastifyRequest<{ Params: { country: string; address: string } }>;
+type CoordinateRequest = FastifyRequest<{ Params: { country: string; lat: number; lon: number } }>;
+
+export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.get('/addresses/:country/:address', {
+    config: { access: 'properties.read' },
+    schema: operationSchema({
+      operationId: 'searchAddresses',
+      summary: 'Addresses matching a text, best match first',
+      description:
+        'Case, diacritics (ø/o, å/a, ä/a, ö/o, æ/ae) and the street abbreviations gt., vn. and v. (gate, veien, vägen) do not matter. A partial address returns several matches (at most 20).',
+      tags: ['addresses'],
+      access: 'properties.read',
+      params: {
+        type: 'object',
+        required: ['country', 'address'],
+        properties: { country: countryParam, address: { type: 'string', minLength: 3, maxLength: 200, description: 'URL-encoded address text' } },
+      },
+      responses: { 200: jsonResponse('Matching addresses, best first', itemsOf(ref('Address'))) },
+    }),
+    handler: async (request: AddressRequest) => {
+      const country = checkCountry(ctx.countries, request.params.country);
+      return { items: await searchAddresses(ctx.db, country, request.params.address, callerOf(request).sandbox) };
+    },
+  });
+
+  app.get('/coordinates/:country/:lat/:lon', {
+    config: { access: 'properties.read' },
+    schema: operationSchema({
+      operationId: 'resolveCoordinate',
+      summary: 'The property whose registered boundary covers a WGS84 coordinate, with its buildings and addresses',
+      description: 'Outside every registered property: 200 without property, with empty buildings and addresses.',
+      tags: ['addresses'],
+      access: 'properties.read',
+      params: {
+        type: 'object',
+        required: ['country', 'lat', 'lon'],
+        properties: { country: countryParam, lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } },
+      },
+      responses: {
+        200: jsonResponse('The covering property, or none', {
+          type: 'object',
+          required: ['buildings', 'addresses'],
+          properties: { property: ref('Property'), buildings: { type: 'array', items: ref('Building') }, addresses: { type: 'array', items: ref('Address') } },
+        }),
+      },
+    }),
+    handler: async (request: CoordinateRequest) => {
+      const country = checkCountry(ctx.countries, request.params.country);
+      const answer = await resolveCoordinate(ctx.db, country, request.params.lat, request.params.lon, callerOf(request).sandbox);
+      if (!answer.property) return answer;
+      const cadastreId = answer.property.cadastreId as string;
+      return { ...answer, property: { ...answer.property, links: propertyLinks(ctx.baseUrl, country, cadastreId) } };
+    },
+  });
+}

@@ -1,0 +1,164 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { callerOf } from '../request-types.js';
+import { ApiProblem } from '../problem.js';
+import { sendProblem } from '../error-handler.js';
+import { jsonResponse, operationSchema, rateLimitHeaders } from '../schemas/operation.js';
+import { ref } from '../schemas/values.js';
+import { hashSecret, verifySecret } from '../auth/secret-hash.js';
+import { parseScopes, type Scope } from '../auth/scopes.js';
+import { issueToken } from '../auth/tokens.js';
+import { callsToday } from '../limits/call-counter.js';
+
+/** An RFC 6749 section 5.2 error: the token endpoint's failures, instead of Problem Details. */
+class OAuthError extends Error {
+  constructor(
+    readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope',
+    readonly description: string,
+    readonly status = 400,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+  }
+}
+
+interface TokenBody {
+  grant_type?: string;
+  client_id?: string;
+  client_secret?: string;
+  scope?: string;
+}
+
+const oauthErrorSchema = {
+  type: 'object',
+  required: ['error', 'error_description'],
+  properties: {
+    error: { type: 'string', enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] },
+    error_description: { type: 'string' },
+  },
+};
+
+// Verified against when the client id is unknown, so an unknown id takes as long as a wrong secret.
+const dummyHash = hashSecret('not-a-client-secret');
+
+export function registerAuthRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.post('/auth/token', {
+    config: { access: 'public' },
+    attachValidation: true,
+    schema: {
+      ...operationSchema({
+        operationId: 'issueToken',
+        summary: 'Issue an access token (OAuth 2.0 client credentials)',
+        description:
+          'Form-encoded grant_type=client_credentials with client_id and client_secret in the body (or HTTP Basic), and an optional space-delimited scope. Failures answer 400 (401 for HTTP Basic) with an RFC 6749 section 5.2 body, not Problem Details.',
+        tags: ['platform'],
+        access: 'public',
+        consumes: ['application/x-www-form-urlencoded'],
+        body: {
+          type: 'object',
+          properties: {
+            grant_type: { type: 'string', enum: ['client_credentials'] },
+            client_id: { type: 'string', maxLength: 200 },
+            client_secret: { type: 'string', maxLength: 500 },
+            scope: { type: 'string', maxLength: 500, description: 'Space-delimited scopes; omitted: every scope granted to the client' },
+          },
+          required: ['grant_type'],
+        },
+        responses: {
+          200: jsonResponse('An access token', {
+            type: 'object',
+            required: ['access_token', 'token_type', 'expires_in', 'scope'],
+            properties: {
+              access_token: { type: 'string' },
+              token_type: { type: 'string', enum: ['Bearer'] },
+              expires_in: { type: 'integer' },
+              scope: { type: 'string' },
+            },
+          }),
+          400: { description: 'The grant was rejected (RFC 6749 section 5.2)', headers: rateLimitHeaders(), content: { 'application/json': { schema: structuredClone(oauthErrorSchema) } } },
+          401: { description: 'Client authentication by HTTP Basic failed (RFC 6749 section 5.2)', headers: rateLimitHeaders(), content: { 'application/json': { schema: structuredClone(oauthErrorSchema) } } },
+        },
+      }),
+      security: [],
+    },
+    errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      if (error instanceof OAuthError) return sendOAuthError(reply, error);
+      if (error instanceof ApiProblem || (error.statusCode ?? 500) >= 500) return sendProblem(ctx.baseUrl, error, request, reply);
+      // An unreadable body (bad media type, malformed form) is still the client's request error.
+      return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
+    },
+    handler: async (request: FastifyRequest<{ Body: TokenBody }>, reply: FastifyReply) => {
+      if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+        throw new OAuthError('invalid_request', 'the token request must be application/x-www-form-urlencoded');
+      }
+      const body = request.body ?? {};
+      if (request.validationError) {
+        if (body.grant_type && body.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'only grant_type=client_credentials is supported');
+        throw new OAuthError('invalid_request', request.validationError.message);
+      }
+      const credentials = clientCredentials(request.headers.authorization, body);
+      const client = await ctx.db.query(`SELECT client_id, secret_hash, scopes FROM api_client WHERE client_id = $1`, [credentials.clientId]);
+      const row = client.rows[0];
+      const secretOk = await verifySecret(credentials.clientSecret, row?.secret_hash ?? (await dummyHash));
+      if (!row || !secretOk) {
+        throw credentials.viaHeader
+          ? new OAuthError('invalid_client', 'unknown client or wrong secret', 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' })
+          : new OAuthError('invalid_client', 'unknown client or wrong secret');
+      }
+      const granted = row.scopes as Scope[];
+      let scopes: Scope[] = granted;
+      if (body.scope !== undefined) {
+        const requested = parseScopes(body.scope);
+        const notGranted = requested.scopes.filter((s) => !granted.includes(s));
+        if (requested.unknown.length || notGranted.length || !requested.scopes.length) {
+          throw new OAuthError('invalid_scope', `scope not granted to this client: ${[...requested.unknown, ...notGranted].join(' ') || '(empty)'}`);
+        }
+        scopes = requested.scopes;
+      }
+      const issued = await issueToken(ctx.db, row.client_id, scopes);
+      reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+      return { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn, scope: scopes.join(' ') };
+    },
+  });
+
+  app.get('/auth/me', {
+    config: { access: 'token' },
+    schema: operationSchema({
+      operationId: 'getIdentity',
+      summary: 'The caller’s identity and quota',
+      description: 'callsToday counts this call too; it is the store’s count, the same in every API process.',
+      tags: ['platform'],
+      access: 'token',
+      responses: { 200: jsonResponse('The caller', ref('Identity')) },
+    }),
+    handler: async (request) => {
+      const caller = callerOf(request);
+      return { clientId: caller.clientId, tier: caller.tier, scopes: caller.scopes, dailyCallLimit: caller.dailyCallLimit, callsToday: await callsToday(ctx.db, caller.clientId) };
+    },
+  });
+}
+
+/** RFC 6749 2.3.1: HTTP Basic (form-encoded id and secret) or the body, not both. */
+function clientCredentials(authorization: string | undefined, body: TokenBody): { clientId: string; clientSecret: string; viaHeader: boolean } {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  if (basic) {
+    if (body.client_id !== undefined || body.client_secret !== undefined) throw new OAuthError('invalid_request', 'client credentials given both in the header and in the body');
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new OAuthError('invalid_client', 'malformed HTTP Basic credentials', 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' });
+    try {
+      const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+      return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)), viaHeader: true };
+    } catch {
+      throw new OAuthError('invalid_client', 'malformed HTTP Basic credentials', 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' });
+    }
+  }
+  if (!body.client_id || !body.client_secret) throw new OAuthError('invalid_client', 'client_id and client_secret are required');
+  return { clientId: body.client_id, clientSecret: body.client_secret, viaHeader: false };
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  reply.header('Cache-Control', 'no-store');
+  return reply.code(error.status).type('application/json').send({ error: error.error, error_description: error.description });
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { callerOf } from '../request-types.js';
+import { notFound } from '../problem.js';
+import { itemsOf, jsonResponse, operationSchema, pageQuery } from '../schemas/operation.js';
+import { ref } from '../schemas/values.js';
+import { page } from '../paging.js';
+import { companyKnown, fetchCompanyProperties } from '../store/companies.js';
+import { propertyLinks } from './properties.js';
+
+type CompanyRequest = FastifyRequest<{ Params: { scheme: string; id: string }; Querystring: { pageSize: number; pageToken?: string } }>;
+
+export function registerCompanyRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.get('/companies/:scheme/:id/properties', {
+    config: { access: 'companies.read' },
+    schema: operationSchema({
+      operationId: 'listCompanyProperties',
+      summary: 'The properties a company holds title to (paged)',
+      tags: ['companies'],
+      access: 'companies.read',
+      params: {
+        type: 'object',
+        required: ['scheme', 'id'],
+        properties: {
+          scheme: { type: 'string', pattern: '^[0-9]{4}$', description: 'ISO 6523 ICD code: 0192 (Norway, Brønnøysund), 0007 (Sweden, Bolagsverket)' },
+          id: { type: 'string', pattern: '^[0-9A-Za-z-]{1,35}$', description: 'Register identifier' },
+        },
+      },
+      querystring: pageQuery,
+      responses: { 200: jsonResponse('A page of the company’s properties', itemsOf(ref('CompanyProperty'), true)) },
+    }),
+    handler: async (request: CompanyRequest) => {
+      const { scheme, id } = request.params;
+      const caller = callerOf(request);
+      if (!(await companyKnown(ctx.db, scheme, id))) throw notFound('COMPANY_NOT_FOUND', `no company ${scheme}:${id} in the served registers`);
+      const query = { operation: 'listCompanyProperties', params: { scheme, id }, clientId: caller.clientId };
+      return page(
+        ctx.keys.pageToken, query, request.query,
+        (after, limit) => fetchCompanyProperties(ctx.db, scheme, id, caller.sandbox, after, limit),
+        (row) => [row.country, row.cadastre_id],
+        (row) => ({ ...row.property, links: propertyLinks(ctx.baseUrl, row.country, row.cadastre_id) }),
+      );
+    },
+  });
+}

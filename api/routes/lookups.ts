@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { callerOf } from '../request-types.js';
+import { checkCountry, normalCadastreId } from '../cadastre-id.js';
+import { ApiProblem } from '../problem.js';
+import { idempotencyHeaders, idempotent } from '../idempotency.js';
+import { chargeCalls } from '../limits/call-counter.js';
+import { countryParam, jsonResponse, operationSchema } from '../schemas/operation.js';
+import { ref } from '../schemas/values.js';
+import { fetchProperties } from '../store/property.js';
+import { propertyLinks } from './properties.js';
+
+type LookupRequest = FastifyRequest<{ Params: { country: string }; Body: { cadastreIds: string[] }; Headers: { 'idempotency-key': string } }>;
+
+/**
+ * POST /properties/{country}/lookups: up to 100 properties in one call. Ids that do not resolve
+ * (unknown, malformed, or not a demo property for a sandbox) are listed in notFound, never 404;
+ * 404 means the country is not served. Each id counts as one call (the request itself was
+ * counted as one by the guard).
+ */
+export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void {
+  app.post('/properties/:country/lookups', {
+    config: { access: 'properties.read' },
+    schema: operationSchema({
+      operationId: 'lookupProperties',
+      summary: 'Bulk lookup of up to 100 properties',
+      description: 'Each requested id counts as one call against the daily quota, resolved or not. The same Idempotency-Key replays the same response for 24 hours.',
+      tags: ['properties'],
+      access: 'properties.read',
+      params: { type: 'object', required: ['country'], properties: { country: countryParam } },
+      headers: idempotencyHeaders,
+      body: {
+        type: 'object',
+        required: ['cadastreIds'],
+        additionalProperties: false,
+        properties: { cadastreIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } } },
+      },
+      responses: {
+        200: jsonResponse('The properties found, and the ids that did not resolve', {
+          type: 'object',
+          required: ['items', 'notFound'],
+          properties: { items: { type: 'array', items: ref('Property') }, notFound: { type: 'array', items: { type: 'string' } } },
+        }),
+      },
+      errors: [409, 413, 415],
+    }),
+    handler: async (request: LookupRequest, reply: FastifyReply) => {
+      const country = checkCountry(ctx.countries, request.params.country);
+      const caller = callerOf(request);
+      const ids = request.body.cadastreIds;
+      if (!(await chargeCalls(ctx.db, caller, ids.length - 1))) {
+        throw new ApiProblem(429, 'DAILY_LIMIT_EXCEEDED', `${ids.length} ids would pass the daily call limit of ${caller.dailyCallLimit}`, { 'Retry-After': String(secondsToUtcMidnight()) });
+      }
+      const stored = await idempotent(ctx.db, { clientId: caller.clientId, key: request.headers['idempotency-key'], operation: `lookup ${country}`, body: request.body }, async () => {
+        const normal = ids.map((id) => {
+          try {
+            return normalCadastreId(country, id);
+          } catch {
+            return undefined;
+          }
+        });
+        const found = await fetchProperties(ctx.db, country, [...new Set(normal.filter((id): id is string => !!id))], caller.sandbox);
+        const items: unknown[] = [];
+        const notFoundIds: string[] = [];
+        const served = new Set<string>();
+        ids.forEach((id, i) => {
+          const property = normal[i] && found.get(normal[i]!);
+          if (!property) notFoundIds.push(id);
+          else if (!served.has(property.cadastreId)) {
+            served.add(property.cadastreId);
+            items.push({ ...property, links: propertyLinks(ctx.baseUrl, country, property.cadastreId) });
+          }
+        });
+        return { statusCode: 200, body: { items, notFound: notFoundIds } };
+      });
+      if (stored.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(stored.statusCode).send(stored.body);
+    },
+  });
+}
+
+function secondsToUtcMidnight(now = new Date()): number {
+  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.ceil((midnight - now.getTime()) / 1000);
+}

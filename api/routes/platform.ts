@@ -1,0 +1,110 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { PROJECT_ROOT } from '../../lib/config.js';
+import type { ApiContext } from '../context.js';
+import { ALL_SCOPES } from '../auth/scopes.js';
+import { API_VERSION } from '../openapi.js';
+import { jsonResponse, operationSchema } from '../schemas/operation.js';
+
+const linkTarget = {
+  type: 'object',
+  required: ['href'],
+  properties: { href: { type: 'string', format: 'uri' }, type: { type: 'string' }, title: { type: 'string' } },
+  additionalProperties: true,
+};
+
+/** The catalog (RFC 9727), this description, its documentation and a health status; no token. */
+export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.get('/.well-known/api-catalog', {
+    config: { access: 'public' },
+    schema: operationSchema({
+      operationId: 'getApiCatalog',
+      summary: 'The API catalog (RFC 9727): status, scopes and links to the description, docs and changelog',
+      tags: ['platform'],
+      access: 'public',
+      responses: {
+        200: jsonResponse(
+          'An RFC 9264 linkset',
+          {
+            type: 'object',
+            required: ['linkset'],
+            properties: {
+              linkset: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['anchor'],
+                  properties: { anchor: { type: 'string', format: 'uri' } },
+                  additionalProperties: { type: 'array', items: linkTarget },
+                },
+              },
+            },
+          },
+          'application/linkset+json',
+        ),
+      },
+    }),
+    handler: async (_request, reply: FastifyReply) => {
+      const base = ctx.baseUrl;
+      reply.type('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
+      return {
+        linkset: [
+          {
+            anchor: `${base}/`,
+            'service-desc': [{ href: `${base}/openapi.yaml`, type: 'application/yaml', title: `OpenAPI 3.1 description, version ${API_VERSION}`, scopes: ALL_SCOPES }],
+            'service-doc': [{ href: `${base}/docs`, type: 'text/markdown', title: 'Developer documentation' }],
+            status: [{ href: `${base}/health`, type: 'application/json', title: 'Service status' }],
+            'version-history': [{ href: `${base}/docs#changelog`, type: 'text/markdown', title: 'Changelog' }],
+          },
+        ],
+      };
+    },
+  });
+
+  app.get('/openapi.yaml', {
+    config: { access: 'public' },
+    schema: operationSchema({
+      operationId: 'getOpenApiDescription',
+      summary: 'The OpenAPI 3.1 description of the running version',
+      tags: ['platform'],
+      access: 'public',
+      responses: { 200: jsonResponse('The OpenAPI document', { type: 'string' }, 'application/yaml') },
+    }),
+    handler: async (_request, reply: FastifyReply) => reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true })),
+  });
+
+  app.get('/docs', {
+    config: { access: 'public' },
+    schema: operationSchema({
+      operationId: 'getDocumentation',
+      summary: 'Developer documentation, with the changelog',
+      tags: ['platform'],
+      access: 'public',
+      responses: { 200: jsonResponse('The documentation', { type: 'string' }, 'text/markdown') },
+    }),
+    handler: async (_request, reply: FastifyReply) =>
+      reply.type('text/markdown; charset=utf-8').send(await readFile(path.join(PROJECT_ROOT, 'docs/api.md'), 'utf8')),
+  });
+
+  app.get('/health', {
+    config: { access: 'public' },
+    schema: operationSchema({
+      operationId: 'getHealth',
+      summary: 'Service status: UP when the store answers',
+      tags: ['platform'],
+      access: 'public',
+      responses: {
+        200: jsonResponse('The service is up', {
+          type: 'object',
+          required: ['status', 'version'],
+          properties: { status: { type: 'string', enum: ['UP'] }, version: { type: 'string' } },
+        }),
+      },
+    }),
+    handler: async () => {
+      await ctx.db.query('SELECT 1');
+      return { status: 'UP', version: API_VERSION };
+    },
+  });
+}

@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { callerOf } from '../request-types.js';
+import { checkCountry, normalCadastreId } from '../cadastre-id.js';
+import { notFound } from '../problem.js';
+import { itemsOf, jsonResponse, operationSchema, pageQuery, propertyParams } from '../schemas/operation.js';
+import { ref } from '../schemas/values.js';
+import { page } from '../paging.js';
+import { fetchProperties, propertyVisible } from '../store/property.js';
+import { fetchSections } from '../store/sections.js';
+import { fetchBuildings } from '../store/buildings.js';
+import { fetchUnits } from '../store/units.js';
+import { fetchOwners } from '../store/owners.js';
+import { fetchTenants } from '../store/tenants.js';
+import { fetchTransactions } from '../store/transactions.js';
+import { fetchComparables } from '../store/comparables.js';
+import { fetchValuation } from '../store/valuation.js';
+import { fetchEnergyCertificates } from '../store/energy-certificates.js';
+import { fetchCertifications } from '../store/certifications.js';
+import { fetchZoningPlans } from '../store/zoning-plans.js';
+import { fetchUtilization } from '../store/utilization.js';
+import { fetchBuildingPermits } from '../store/building-permits.js';
+import { signedDocumentUrl } from './zoning-documents.js';
+
+type PropertyRequest = FastifyRequest<{ Params: { country: string; cadastreId: string }; Querystring: { pageSize: number; pageToken?: string } }>;
+
+/** Links from a property to its sub-resources, absolute as the spec's Link requires. */
+export function propertyLinks(baseUrl: string, country: string, cadastreId: string) {
+  const base = `${baseUrl}/properties/${country}/${encodeURIComponent(cadastreId)}`;
+  return [
+    { href: `${base}/sections`, title: 'Sections' },
+    { href: `${base}/buildings`, title: 'Buildings' },
+    { href: `${base}/units`, title: 'Units' },
+  ];
+}
+
+/**
+ * The fourteen property operations. Each checks the country is served, the id has its country's
+ * shape and the property exists (and is a demo property for a sandbox client), else 404.
+ */
+export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const resolve = async (request: PropertyRequest) => {
+    const country = checkCountry(ctx.countries, request.params.country);
+    const cadastreId = normalCadastreId(country, request.params.cadastreId);
+    const caller = callerOf(request);
+    if (!(await propertyVisible(ctx.db, country, cadastreId, caller.sandbox))) {
+      throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId} in the served registers`);
+    }
+    return { country, cadastreId, caller, withNames: caller.scopes.includes('owners.read') };
+  };
+
+  const list = (path: string, operationId: string, summary: string, itemSchema: string, fetch: (p: Awaited<ReturnType<typeof resolve>>) => Promise<unknown[]>, description?: string) =>
+    app.get(`/properties/:country/:cadastreId${path}`, {
+      config: { access: 'properties.read' },
+      schema: operationSchema({
+        operationId, summary, description, tags: ['properties'], access: 'properties.read', params: propertyParams,
+        responses: { 200: jsonResponse(summary, itemsOf(ref(itemSchema))) },
+      }),
+      handler: async (request: PropertyRequest) => ({ items: await fetch(await resolve(request)) }),
+    });
+
+  app.get('/properties/:country/:cadastreId', {
+    config: { access: 'properties.read' },
+    schema: operationSchema({
+      operationId: 'getProperty', summary: 'A property, with links to its sections, buildings and units', tags: ['properties'],
+      access: 'properties.read', params: propertyParams, responses: { 200: jsonResponse('The property', ref('Property')) },
+    }),
+    handler: async (request: PropertyRequest) => {
+      const { country, cadastreId, caller } = await resolve(request);
+      const found = (await fetchProperties(ctx.db, country, [cadastreId], caller.sandbox)).get(cadastreId);
+      if (!found) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId} in the served registers`);
+      return { ...found, links: propertyLinks(ctx.baseUrl, country, cadastreId) };
+    },
+  });
+
+  const ownerNote = 'A person’s name is present only when the token holds scope owners.read; birthYear stays.';
+  list('/sections', 'listPropertySections', 'The sections of a property, each with its owners', 'Section', (p) => fetchSections(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
+  list('/buildings', 'listPropertyBuildings', 'The buildings on a property', 'Building', (p) => fetchBuildings(ctx.db, p.country, p.cadastreId));
+  list('/units', 'listPropertyUnits', 'The units of a property and of its sections', 'Unit', (p) => fetchUnits(ctx.db, p.country, p.cadastreId));
+  list('/owners', 'listPropertyOwners', 'The rights holders of a property as a whole, across all sections', 'Owner', (p) => fetchOwners(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
+  list('/tenants', 'listPropertyTenants', 'Companies with a registered business address on the property', 'Tenant', (p) => fetchTenants(ctx.db, p.country, p.cadastreId));
+  list('/comparable-transactions', 'listComparableTransactions', 'Comparable sales, most similar first', 'ComparableTransaction', (p) => fetchComparables(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
+  list('/energy-certificates', 'listEnergyCertificates', 'Energy certificates of the property’s buildings', 'EnergyCertificate', (p) => fetchEnergyCertificates(ctx.db, p.country, p.cadastreId));
+  list('/certifications', 'listCertifications', 'Environmental certifications of the property’s buildings', 'Certification', (p) => fetchCertifications(ctx.db, p.country, p.cadastreId));
+  list('/zoning-plans', 'listZoningPlans', 'Zoning plans covering the property (proposed, adopted or repealed)', 'ZoningPlan', async (p) =>
+    (await fetchZoningPlans(ctx.db, p.country, p.cadastreId)).map((plan) => ({
+      ...plan.plan,
+      documents: plan.documents.map((document) => ({
+        ...document,
+        downloadUrl: signedDocumentUrl(ctx, { country: p.country, municipalityCode: plan.municipalityCode, planId: plan.planId, documentId: document.id }),
+      })),
+    })),
+  );
+
+  const single = (path: string, operationId: string, summary: string, schema: string, code: string, fetch: (p: Awaited<ReturnType<typeof resolve>>) => Promise<unknown | undefined>) =>
+    app.get(`/properties/:country/:cadastreId${path}`, {
+      config: { access: 'properties.read' },
+      schema: operationSchema({
+        operationId, summary, tags: ['properties'], access: 'properties.read', params: propertyParams,
+        description: `404 (code ${code}) until the nightly derive step has computed it for this property.`,
+        responses: { 200: jsonResponse(summary, ref(schema)) },
+      }),
+      handler: async (request: PropertyRequest) => {
+        const p = await resolve(request);
+        const found = await fetch(p);
+        if (!found) throw notFound(code, `no ${path.slice(1)} computed for ${p.country} ${p.cadastreId} yet`);
+        return found;
+      },
+    });
+  single('/valuations', 'getValuation', 'The automated valuation of a property', 'Valuation', 'VALUATION_NOT_FOUND', (p) => fetchValuation(ctx.db, p.country, p.cadastreId));
+  single('/utilization', 'getUtilization', 'Allowed, built and remaining floor area under the zoning', 'Utilization', 'UTILIZATION_NOT_FOUND', (p) => fetchUtilization(ctx.db, p.country, p.cadastreId));
+
+  const paged = <Row>(path: string, operationId: string, summary: string, schema: string, fetch: (p: Awaited<ReturnType<typeof resolve>>, after: (string | number)[] | undefined, limit: number) => Promise<Row[]>, keyOf: (row: Row) => (string | number)[], itemOf: (row: Row) => unknown, description?: string) =>
+    app.get(`/properties/:country/:cadastreId${path}`, {
+      config: { access: 'properties.read' },
+      schema: operationSchema({
+        operationId, summary, description, tags: ['properties'], access: 'properties.read', params: propertyParams, querystring: pageQuery,
+        responses: { 200: jsonResponse(summary, itemsOf(ref(schema), true)) },
+      }),
+      handler: async (request: PropertyRequest) => {
+        const p = await resolve(request);
+        const query = { operation: operationId, params: { country: p.country, cadastreId: p.cadastreId }, clientId: p.caller.clientId };
+        return page(ctx.keys.pageToken, query, request.query, (after, limit) => fetch(p, after, limit), keyOf, itemOf);
+      },
+    });
+  paged('/transactions', 'listPropertyTransactions', 'Registered transactions of a property, newest first (paged)', 'Transaction',
+    (p, after, limit) => fetchTransactions(ctx.db, p.country, p.cadastreId, p.withNames, after, limit), (row) => [row.registered_at, row.transaction_id], (row) => row.transaction, ownerNote);
+  paged('/building-permits', 'listBuildingPermits', 'Building permit cases of a property, newest first (paged)', 'BuildingPermit',
+    (p, after, limit) => fetchBuildingPermits(ctx.db, p.country, p.cadastreId, after, limit), (row) => [row.applied, row.case_id], (row) => row.permit);
+}

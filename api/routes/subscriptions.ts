@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { callerOf } from '../request-types.js';
+import { checkCountry, normalCadastreId } from '../cadastre-id.js';
+import { notFound } from '../problem.js';
+import { idempotencyHeaders, idempotent } from '../idempotency.js';
+import { itemsOf, jsonResponse, operationSchema } from '../schemas/operation.js';
+import { EVENT_TYPES } from '../schemas/resources.js';
+import { ref } from '../schemas/values.js';
+import { sealSecret } from '../secrets/secret-box.js';
+import { propertyVisible } from '../store/property.js';
+import { companyKnown } from '../store/companies.js';
+import { deleteSubscription, insertSubscription, listSubscriptions, type SubscriptionTarget } from '../store/subscriptions.js';
+
+interface CreateBody {
+  target: SubscriptionTarget;
+  events: string[];
+  webhookUrl: string;
+  secret: string;
+}
+type CreateRequest = FastifyRequest<{ Body: CreateBody; Headers: { 'idempotency-key': string } }>;
+
+const createBody = {
+  type: 'object',
+  required: ['target', 'events', 'webhookUrl', 'secret'],
+  additionalProperties: false,
+  properties: {
+    target: ref('SubscriptionTarget'),
+    events: { type: 'array', minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, items: { type: 'string', enum: EVENT_TYPES } },
+    webhookUrl: { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2000, description: 'HTTPS endpoint receiving the CloudEvents' },
+    secret: { type: 'string', minLength: 16, maxLength: 256, description: 'The signing secret for Service-Signature; never returned' },
+  },
+} as const;
+
+export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.post('/subscriptions', {
+    config: { access: 'subscriptions.write' },
+    schema: operationSchema({
+      operationId: 'createSubscription',
+      summary: 'Subscribe a webhook to change events of a property or a company',
+      description: 'Requires an Idempotency-Key: the same key and body within 24 h returns the same subscription and creates no second one; the same key with another body is 409.',
+      tags: ['subscriptions'],
+      access: 'subscriptions.write',
+      headers: idempotencyHeaders,
+      body: createBody,
+      responses: { 201: { ...jsonResponse('The new subscription', ref('Subscription')) } },
+      errors: [409, 413, 415],
+    }),
+    handler: async (request: CreateRequest, reply: FastifyReply) => {
+      const caller = callerOf(request);
+      const body = request.body;
+      const stored = await idempotent(ctx.db, { clientId: caller.clientId, key: request.headers['idempotency-key'], operation: 'createSubscription', body }, async (tx) => {
+        const target = await checkTarget(ctx, body.target, caller.sandbox);
+        const subscription = await insertSubscription(tx, caller.clientId, {
+          target,
+          events: body.events,
+          webhookUrl: body.webhookUrl,
+          sealedSecret: sealSecret(ctx.keys.webhookSecret, body.secret),
+        });
+        return { statusCode: 201, body: subscription, headers: { Location: `${ctx.baseUrl}/subscriptions/${subscription.id}` } };
+      });
+      for (const [name, value] of Object.entries(stored.headers ?? {})) reply.header(name, value);
+      if (stored.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(stored.statusCode).send(stored.body);
+    },
+  });
+
+  app.get('/subscriptions', {
+    config: { access: 'subscriptions.write' },
+    schema: operationSchema({
+      operationId: 'listSubscriptions',
+      summary: 'The caller’s own subscriptions, active and paused',
+      tags: ['subscriptions'],
+      access: 'subscriptions.write',
+      responses: { 200: jsonResponse('The caller’s subscriptions', itemsOf(ref('Subscription'))) },
+    }),
+    handler: async (request) => ({ items: await listSubscriptions(ctx.db, callerOf(request).clientId) }),
+  });
+
+  app.delete('/subscriptions/:subscriptionId', {
+    config: { access: 'subscriptions.write' },
+    schema: operationSchema({
+      operationId: 'deleteSubscription',
+      summary: 'Delete a subscription; delivery stops immediately',
+      tags: ['subscriptions'],
+      access: 'subscriptions.write',
+      params: { type: 'object', required: ['subscriptionId'], properties: { subscriptionId: { type: 'string', format: 'uuid' } } },
+      responses: { 204: { description: 'Deleted', headers: {} } },
+    }),
+    handler: async (request: FastifyRequest<{ Params: { subscriptionId: string } }>, reply: FastifyReply) => {
+      // Another tenant's subscription is 404, exactly like one that does not exist.
+      if (!(await deleteSubscription(ctx.db, callerOf(request).clientId, request.params.subscriptionId))) {
+        throw notFound('SUBSCRIPTION_NOT_FOUND', `no subscription ${request.params.subscriptionId}`);
+      }
+      return reply.code(204).send();
+    },
+  });
+}
+
+/** The target must exist in the served registers (and be a demo property for a sandbox). */
+async function checkTarget(ctx: ApiContext, target: SubscriptionTarget, sandbox: boolean): Promise<SubscriptionTarget> {
+  if (target.kind === 'COMPANY') {
+    if (!(await companyKnown(ctx.db, target.scheme, target.id))) throw notFound('COMPANY_NOT_FOUND', `no company ${target.scheme}:${target.id}`);
+    return target;
+  }
+  const country = checkCountry(ctx.countries, target.country);
+  const cadastreId = normalCadastreId(country, target.cadastreId);
+  if (!(await propertyVisible(ctx.db, country, cadastreId, sandbox))) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId}`);
+  return { kind: 'PROPERTY', country, cadastreId };
+}

@@ -1,0 +1,107 @@
+import type { FastifySchema } from 'fastify';
+import type { Access } from '../request-types.js';
+import { ref } from './values.js';
+
+/**
+ * One operation's schema in the shape both Fastify (validation, serialization) and
+ * @fastify/swagger (the OpenAPI document) read: the success response, the Problem Details
+ * responses the spec lists for it, RateLimit headers on all of them, and its security.
+ */
+// Fresh objects on every use: the YAML writer would turn shared ones into anchors and aliases.
+const integerHeader = (description: string) => ({ type: 'integer', description });
+export const rateLimitHeaders = () => ({
+  'RateLimit-Limit': integerHeader('Requests allowed in the current short window'),
+  'RateLimit-Remaining': integerHeader('Requests left in the current short window'),
+  'RateLimit-Reset': integerHeader('Seconds until the current short window resets'),
+});
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'The request failed validation (code VALIDATION_FAILED), or a required Idempotency-Key is missing',
+  401: 'Bearer token missing, expired or invalid',
+  403: 'The token lacks the scope this operation needs',
+  404: 'No such resource in the served registers, or a resource of another tenant',
+  409: 'The Idempotency-Key was used with a different request',
+  413: 'The request body is too large',
+  415: 'The request body has an unsupported media type',
+  429: 'Burst rate limit or daily quota exceeded',
+  500: 'Server-side failure',
+};
+
+export function problemResponse(status: number) {
+  const headers: Record<string, unknown> = rateLimitHeaders();
+  if (status === 429) headers['Retry-After'] = integerHeader('Seconds to wait before retrying');
+  return { description: DESCRIPTIONS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
+}
+
+export function jsonResponse(description: string, schema: object, mediaType = 'application/json') {
+  return { description, headers: rateLimitHeaders(), content: { [mediaType]: { schema } } };
+}
+
+export interface OperationSpec {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  access: Access;
+  params?: object;
+  querystring?: object;
+  headers?: object;
+  body?: object;
+  consumes?: string[];
+  /** Success responses by status. */
+  responses: Record<number, object>;
+  /** Error statuses beyond the defaults of its access (400, 401, 403, 404, 429, 500 for a token route). */
+  errors?: number[];
+}
+
+export function operationSchema(spec: OperationSpec): FastifySchema {
+  const defaultErrors = spec.access === 'public' ? [429, 500] : spec.access === 'token' ? [401, 429, 500] : [400, 401, 403, 404, 429, 500];
+  const statuses = [...new Set([...(spec.params || spec.querystring || spec.body || spec.headers ? [400] : []), ...defaultErrors, ...(spec.errors ?? [])])].sort();
+  const response: Record<number, object> = { ...spec.responses };
+  for (const status of statuses) response[status] = problemResponse(status);
+  const security = spec.access === 'public' ? [] : [{ oauth2: spec.access === 'token' ? [] : [spec.access] }];
+  const schema = {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    tags: spec.tags,
+    security,
+    params: spec.params,
+    querystring: spec.querystring,
+    headers: spec.headers,
+    body: spec.body,
+    consumes: spec.consumes,
+    response,
+  };
+  // Fastify warns about parts present but undefined; leave them out.
+  return Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined)) as FastifySchema;
+}
+
+/** Path parameters shared by the property operations. */
+export const countryParam = { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code: NO or SE' } as const;
+export const cadastreIdParam = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 100,
+  description: 'Norway: kommune-gnr-bnr-fnr-snr (0301-208-327-0-12); Sweden: 0180_KUNGSHOLMEN_1_2',
+} as const;
+export const propertyParams = {
+  type: 'object',
+  required: ['country', 'cadastreId'],
+  properties: { country: countryParam, cadastreId: cadastreIdParam },
+} as const;
+
+export const pageQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    pageSize: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    pageToken: { type: 'string', minLength: 1, maxLength: 2000, description: 'The previous response’s nextPageToken, verbatim' },
+  },
+} as const;
+
+export const itemsOf = (schema: object, paged = false) => ({
+  type: 'object',
+  required: ['items'],
+  properties: { items: { type: 'array', items: schema }, ...(paged ? { nextPageToken: { type: 'string', description: 'Absent on the last page' } } : {}) },
+});

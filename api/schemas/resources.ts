@@ -1,0 +1,347 @@
+import { date, ref, timestamp } from './values.js';
+
+/** The resources of the spec (api-spec.md, "Resources and their fields"). */
+
+const int = { type: 'integer' } as const;
+const num = { type: 'number' } as const;
+const str = { type: 'string' } as const;
+const bool = { type: 'boolean' } as const;
+const strings = { type: 'array', items: str } as const;
+
+export const Property = {
+  $id: 'Property',
+  type: 'object',
+  required: ['country', 'cadastreId', 'municipality', 'propertyType', 'addresses', 'links'],
+  properties: {
+    country: { type: 'string', examples: ['NO', 'SE'] },
+    cadastreId: { type: 'string', examples: ['0301-208-327-0-12', '0180_KUNGSHOLMEN_1_2'] },
+    municipality: ref('Municipality'),
+    areaM2: num,
+    plotCount: int,
+    propertyType: { type: 'string', examples: ['GRUNNEIENDOM', 'EIERSEKSJON', 'FESTEGRUNN', 'FASTIGHET'] },
+    buildingCount: int,
+    sectionCount: int,
+    unitCount: int,
+    totalUsableAreaM2: num,
+    totalGrossAreaM2: num,
+    builtOverAreaM2: num,
+    builtOverAreaPct: num,
+    averageFloors: num,
+    taxationValue: ref('Money'),
+    establishedDate: date,
+    location: ref('Location'),
+    addresses: { type: 'array', items: ref('Address') },
+    links: { type: 'array', items: ref('Link') },
+  },
+} as const;
+
+export const Owner = {
+  $id: 'Owner',
+  type: 'object',
+  description: 'A rights holder, buyer or seller. A person’s name is present only with scope owners.read.',
+  required: ['kind'],
+  properties: {
+    kind: { type: 'string', enum: ['ORGANIZATION', 'PERSON'] },
+    organization: ref('Organization'),
+    person: { type: 'object', properties: { name: str, birthYear: int } },
+    share: ref('Share'),
+    registeredAt: timestamp,
+  },
+} as const;
+
+export const Building = {
+  $id: 'Building',
+  type: 'object',
+  required: ['buildingNumber'],
+  properties: {
+    buildingNumber: str,
+    buildingType: { type: 'object', required: ['code'], properties: { code: str, name: str } },
+    status: { type: 'string', examples: ['IN_USE', 'UNDER_CONSTRUCTION'] },
+    builtYear: int,
+    floors: int,
+    grossAreaM2: num,
+    usableAreaM2: num,
+    footprintM2: num,
+    residentialUsableAreaM2: num,
+    otherUsableAreaM2: num,
+    builtOverAreaM2: num,
+    builtOverAreaPct: num,
+    dwellingUnitCount: int,
+    hasLift: bool,
+    waterSupply: str,
+    sewerage: str,
+    energySources: strings,
+    heatingTypes: strings,
+    usageGroup: str,
+    registrationOrigin: str,
+    isCulturalHeritage: bool,
+    isSefrakRegistered: bool,
+    elevation: { type: 'object', properties: { baseElevationM: num, highestPointM: num, heightAboveGroundM: num } },
+    statusHistory: {
+      type: 'array',
+      items: { type: 'object', required: ['status'], properties: { status: str, changedDate: date, registeredDate: date, reason: str } },
+    },
+    floorDetails: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['floorNumber', 'floorKind'],
+        properties: { floorNumber: int, floorKind: str, usableAreaM2: num, roomCount: int, dwellingUnitCount: int },
+      },
+    },
+    location: ref('Location'),
+  },
+} as const;
+
+export const Section = {
+  $id: 'Section',
+  type: 'object',
+  required: ['sectionNumber', 'cadastreId', 'owners'],
+  properties: { sectionNumber: str, cadastreId: str, share: ref('Share'), owners: { type: 'array', items: ref('Owner') }, useType: str },
+} as const;
+
+export const Unit = {
+  $id: 'Unit',
+  type: 'object',
+  required: ['unitNumber', 'cadastreId'],
+  properties: {
+    unitNumber: str,
+    buildingNumber: str,
+    floor: int,
+    usableAreaM2: num,
+    grossAreaM2: num,
+    primaryRoomAreaM2: num,
+    useType: str,
+    cadastreId: str,
+    roomCount: int,
+    bathroomCount: int,
+    toiletCount: int,
+    kitchenAccess: str,
+    ownershipForm: str,
+    energyLabel: str,
+    toBeDecommissioned: bool,
+    address: ref('Address'),
+  },
+} as const;
+
+export const Tenant = {
+  $id: 'Tenant',
+  type: 'object',
+  required: ['organization', 'verification'],
+  properties: {
+    organization: ref('Organization'),
+    verification: {
+      type: 'object',
+      required: ['source', 'confidence', 'lastSeenAt'],
+      properties: { source: str, confidence: str, lastSeenAt: timestamp },
+    },
+    employees: int,
+    naceCode: str,
+    naceName: str,
+    unitNumber: str,
+    legalForm: str,
+    foundedDate: date,
+    movedInDate: date,
+    website: str,
+    isOwner: bool,
+  },
+} as const;
+
+const transactionProperties = {
+  id: str,
+  registeredAt: timestamp,
+  kind: { type: 'string', examples: ['SALE'] },
+  price: ref('Money'),
+  share: ref('Share'),
+  buyers: { type: 'array', items: ref('Owner') },
+  sellers: { type: 'array', items: ref('Owner') },
+  source: { type: 'string', examples: ['MAPPING_AUTHORITY_TINGLYSING'] },
+} as const;
+
+export const Transaction = {
+  $id: 'Transaction',
+  type: 'object',
+  required: ['id', 'registeredAt', 'kind', 'buyers', 'sellers', 'source'],
+  properties: transactionProperties,
+} as const;
+
+export const ComparableTransaction = {
+  $id: 'ComparableTransaction',
+  type: 'object',
+  required: ['id', 'registeredAt', 'kind', 'buyers', 'sellers', 'source', 'distanceM', 'similarity'],
+  properties: { ...transactionProperties, distanceM: num, pricePerM2: ref('Money'), similarity: num },
+} as const;
+
+export const Valuation = {
+  $id: 'Valuation',
+  type: 'object',
+  required: ['value', 'method', 'valuedAt'],
+  properties: {
+    value: { type: 'object', required: ['estimate', 'low', 'high'], properties: { estimate: ref('Money'), low: ref('Money'), high: ref('Money') } },
+    rent: {
+      type: 'object',
+      required: ['estimatePerM2Year', 'low', 'high'],
+      properties: { estimatePerM2Year: ref('Money'), low: ref('Money'), high: ref('Money') },
+    },
+    method: { type: 'string', examples: ['AVM'] },
+    valuedAt: timestamp,
+  },
+} as const;
+
+export const EnergyCertificate = {
+  $id: 'EnergyCertificate',
+  type: 'object',
+  required: ['source'],
+  properties: { buildingNumber: str, label: str, heatingGrade: str, issuedDate: date, validToDate: date, source: str },
+} as const;
+
+export const Certification = {
+  $id: 'Certification',
+  type: 'object',
+  required: ['scheme'],
+  properties: { scheme: str, rating: str, certifiedDate: date, certifiedAreaM2: num, buildingNumber: str },
+} as const;
+
+export const ZoningPlan = {
+  $id: 'ZoningPlan',
+  type: 'object',
+  required: ['planId', 'name', 'status', 'municipality', 'documents'],
+  properties: {
+    planId: str,
+    name: str,
+    status: { type: 'string', enum: ['PROPOSED', 'ADOPTED', 'REPEALED'] },
+    purpose: str,
+    adoptedDate: date,
+    municipality: ref('Municipality'),
+    documents: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'kind', 'title', 'downloadUrl'],
+        properties: {
+          id: str,
+          kind: str,
+          title: str,
+          publishedDate: date,
+          downloadUrl: { type: 'string', format: 'uri', description: 'Signed and time-limited (query parameters exp and sig)' },
+          mediaType: str,
+        },
+      },
+    },
+  },
+} as const;
+
+export const Utilization = {
+  $id: 'Utilization',
+  type: 'object',
+  properties: { allowedBya: num, allowedBraM2: num, builtBraM2: num, remainingBraM2: num, basis: str },
+} as const;
+
+export const BuildingPermit = {
+  $id: 'BuildingPermit',
+  type: 'object',
+  required: ['caseId'],
+  properties: {
+    caseId: str,
+    caseNumber: str,
+    buildingNumber: str,
+    kind: str,
+    status: str,
+    description: str,
+    appliedDate: date,
+    decidedDate: date,
+  },
+} as const;
+
+export const CompanyProperty = {
+  $id: 'CompanyProperty',
+  type: 'object',
+  description: 'A property the company holds title to.',
+  required: ['country', 'cadastreId', 'municipality', 'propertyType', 'links'],
+  properties: {
+    country: str,
+    cadastreId: str,
+    municipality: ref('Municipality'),
+    propertyType: str,
+    share: ref('Share'),
+    registeredAt: timestamp,
+    links: { type: 'array', items: ref('Link') },
+  },
+} as const;
+
+export const LandAllocation = {
+  $id: 'LandAllocation',
+  type: 'object',
+  required: ['id', 'title', 'municipality'],
+  properties: {
+    id: str,
+    title: str,
+    purpose: str,
+    status: str,
+    municipality: ref('Municipality'),
+    grunnkretsCode: str,
+    postalCode: str,
+    areaM2: num,
+    price: ref('Money'),
+    announcedDate: date,
+    deadlineDate: date,
+    url: str,
+    location: ref('Location'),
+  },
+} as const;
+
+export const SubscriptionTarget = {
+  $id: 'SubscriptionTarget',
+  oneOf: [
+    {
+      type: 'object',
+      title: 'Property target',
+      required: ['kind', 'country', 'cadastreId'],
+      additionalProperties: false,
+      properties: {
+        kind: { type: 'string', enum: ['PROPERTY'] },
+        country: { type: 'string', pattern: '^[A-Z]{2}$' },
+        cadastreId: { type: 'string', minLength: 1, maxLength: 100 },
+      },
+    },
+    {
+      type: 'object',
+      title: 'Company target',
+      required: ['kind', 'scheme', 'id'],
+      additionalProperties: false,
+      properties: {
+        kind: { type: 'string', enum: ['COMPANY'] },
+        scheme: { type: 'string', pattern: '^[0-9]{4}$' },
+        id: { type: 'string', pattern: '^[0-9A-Za-z-]{1,35}$' },
+      },
+    },
+  ],
+} as const;
+
+export const EVENT_TYPES = ['OWNER_CHANGED', 'TENANT_CHANGED', 'TRANSACTION_REGISTERED', 'BUILDING_PERMIT_CHANGED'] as const;
+
+export const Subscription = {
+  $id: 'Subscription',
+  type: 'object',
+  required: ['id', 'target', 'events', 'webhookUrl', 'status', 'createdAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    target: ref('SubscriptionTarget'),
+    events: { type: 'array', items: { type: 'string', enum: EVENT_TYPES } },
+    webhookUrl: { type: 'string', format: 'uri' },
+    status: { type: 'string', enum: ['ACTIVE', 'PAUSED'] },
+    createdAt: timestamp,
+  },
+} as const;
+
+export const Identity = {
+  $id: 'Identity',
+  type: 'object',
+  required: ['clientId', 'tier', 'scopes', 'dailyCallLimit', 'callsToday'],
+  properties: { clientId: str, tier: str, scopes: strings, dailyCallLimit: int, callsToday: int },
+} as const;
+
+export const RESOURCE_SCHEMAS = [
+  Property, Owner, Building, Section, Unit, Tenant, Transaction, ComparableTransaction, Valuation, EnergyCertificate,
+  Certification, ZoningPlan, Utilization, BuildingPermit, CompanyProperty, LandAllocation, SubscriptionTarget, Subscription, Identity,
+];

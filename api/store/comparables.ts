@@ -1,0 +1,17 @@
+import type pg from 'pg';
+import { transactionJson } from './transactions.js';
+
+/** Comparable sales the derive step chose for a property, most similar first. */
+export async function fetchComparables(db: pg.Pool, country: string, cadastreId: string, withNames: boolean): Promise<unknown[]> {
+  const result = await db.query(
+    `SELECT json_strip_nulls(json_build_object(${transactionJson(withNames)},
+              'distanceM', round(c.distance_m::numeric, 1), 'pricePerM2', api_money(c.price_per_m2_amount, c.price_per_m2_currency),
+              'similarity', c.similarity)) AS comparable
+     FROM comparable_transaction c
+     JOIN property_transaction t ON t.country = c.country AND t.transaction_id = c.transaction_id
+     WHERE c.country = $1 AND c.cadastre_id = $2
+     ORDER BY c.similarity DESC, c.distance_m, c.transaction_id`,
+    [country, cadastreId],
+  );
+  return result.rows.map((row) => row.comparable);
+}

@@ -1,0 +1,84 @@
+import type pg from 'pg';
+import { visibleTo } from './visibility.js';
+
+/**
+ * Properties by country and cadastre id, as the API's Property: what the parcels imply
+ * (area, plots, location), what a register states (type, taxation value, established date),
+ * counts and building totals, and the addresses. One statement for one id or a bulk of 100.
+ */
+const PROPERTY_SQL = `
+WITH known AS (
+  SELECT DISTINCT ON (cadastre_id) country, cadastre_id, municipality_code, property_type
+  FROM (
+    SELECT country, cadastre_id, municipality_code, property_type FROM property WHERE country = $1 AND cadastre_id = ANY($2::text[])
+    UNION ALL
+    SELECT country, cadastre_id, municipality_code, property_type FROM property_register WHERE country = $1 AND cadastre_id = ANY($2::text[])
+  ) found
+  ORDER BY cadastre_id
+)
+SELECT p.cadastre_id, json_strip_nulls(json_build_object(
+  'country', p.country,
+  'cadastreId', p.cadastre_id,
+  'municipality', json_build_object('code', coalesce(r.municipality_code, p.municipality_code), 'name', m.name),
+  'areaM2', round(coalesce(r.area_m2, plots.area_m2)::numeric, 2),
+  'plotCount', coalesce(r.plot_count, plots.plot_count),
+  'propertyType', coalesce(r.property_type, p.property_type),
+  'buildingCount', b.building_count,
+  'sectionCount', s.section_count,
+  'unitCount', u.unit_count,
+  'totalUsableAreaM2', round(b.usable::numeric, 2),
+  'totalGrossAreaM2', round(b.gross::numeric, 2),
+  'builtOverAreaM2', round(b.built_over::numeric, 2),
+  'builtOverAreaPct', round((b.built_over / nullif(coalesce(r.area_m2, plots.area_m2), 0) * 100)::numeric, 2),
+  'averageFloors', round(b.avg_floors::numeric, 1),
+  'taxationValue', api_money(r.taxation_value, r.taxation_currency),
+  'establishedDate', api_date(r.established_date),
+  'location', api_location(coalesce(plots.centre, b.centre)),
+  'addresses', coalesce(addr.list, '[]')
+)) AS property
+FROM known p
+LEFT JOIN property_register r ON r.country = p.country AND r.cadastre_id = p.cadastre_id
+LEFT JOIN municipality m ON m.country = p.country AND m.code = coalesce(r.municipality_code, p.municipality_code)
+LEFT JOIN LATERAL (
+  SELECT sum(pa.area_m2) AS area_m2, nullif(count(*), 0)::int AS plot_count, ST_PointOnSurface(ST_Union(pa.geom)) AS centre
+  FROM parcel_property pp JOIN parcel pa ON pa.country = pp.country AND pa.parcel_id = pp.parcel_id
+  WHERE pp.country = p.country AND pp.cadastre_id = p.cadastre_id
+) plots ON true
+LEFT JOIN LATERAL (
+  SELECT count(*)::int AS building_count, sum(d.usable_area_m2) AS usable, sum(d.gross_area_m2) AS gross,
+         sum(coalesce(d.built_over_area_m2, bu.footprint_m2)) AS built_over, avg(d.floors) AS avg_floors,
+         ST_Centroid(ST_Collect(bu.location)) AS centre
+  FROM building bu LEFT JOIN building_detail d ON d.country = bu.country AND d.building_number = bu.building_number
+  WHERE bu.country = p.country AND bu.cadastre_id = p.cadastre_id
+) b ON true
+LEFT JOIN LATERAL (SELECT count(*)::int AS section_count FROM section WHERE country = p.country AND property_cadastre_id = p.cadastre_id) s ON true
+LEFT JOIN LATERAL (
+  SELECT count(*)::int AS unit_count FROM unit
+  WHERE country = p.country AND (cadastre_id = p.cadastre_id OR cadastre_id IN (SELECT cadastre_id FROM section WHERE country = p.country AND property_cadastre_id = p.cadastre_id))
+) u ON true
+LEFT JOIN LATERAL (
+  SELECT json_agg(api_address(a) ORDER BY a.street_name, a.house_number, a.house_letter, a.address_id) AS list
+  FROM address a WHERE a.country = p.country AND a.cadastre_id = p.cadastre_id
+) addr ON true
+WHERE ${visibleTo('$3', 'p.country', 'p.cadastre_id')}`;
+
+export type PropertyJson = Record<string, unknown> & { cadastreId: string };
+
+export async function fetchProperties(db: pg.Pool, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
+  const result = await db.query(PROPERTY_SQL, [country, cadastreIds, sandbox]);
+  return new Map(result.rows.map((row) => [row.cadastre_id, row.property]));
+}
+
+/** True when the property exists in the served registers and the caller may see it. */
+export async function propertyVisible(db: pg.Pool, country: string, cadastreId: string, sandbox: boolean): Promise<boolean> {
+  const result = await db.query(
+    `SELECT 1 FROM (
+       SELECT 1 FROM parcel_property WHERE country = $1 AND cadastre_id = $2
+       UNION ALL SELECT 1 FROM section WHERE country = $1 AND cadastre_id = $2
+       UNION ALL SELECT 1 FROM property_register WHERE country = $1 AND cadastre_id = $2
+       LIMIT 1) found
+     WHERE ${visibleTo('$3', '$1', '$2')}`,
+    [country, cadastreId, sandbox],
+  );
+  return result.rowCount === 1;
+}

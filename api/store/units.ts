@@ -1,0 +1,19 @@
+import type pg from 'pg';
+
+/** Units (bruksenheter) of a property and of its sections, each with its own address. */
+export async function fetchUnits(db: pg.Pool, country: string, cadastreId: string): Promise<unknown[]> {
+  const result = await db.query(
+    `SELECT json_strip_nulls(json_build_object(
+        'unitNumber', u.unit_number, 'buildingNumber', u.building_number, 'floor', u.floor,
+        'usableAreaM2', u.usable_area_m2, 'grossAreaM2', u.gross_area_m2, 'primaryRoomAreaM2', u.primary_room_area_m2,
+        'useType', u.use_type, 'cadastreId', u.cadastre_id, 'roomCount', u.room_count, 'bathroomCount', u.bathroom_count,
+        'toiletCount', u.toilet_count, 'kitchenAccess', u.kitchen_access, 'ownershipForm', u.ownership_form,
+        'energyLabel', u.energy_label, 'toBeDecommissioned', u.to_be_decommissioned,
+        'address', (SELECT api_address(a) FROM address a WHERE a.country = u.country AND a.address_id = u.address_id))) AS unit
+     FROM unit u
+     WHERE u.country = $1 AND (u.cadastre_id = $2 OR u.cadastre_id IN (SELECT cadastre_id FROM section WHERE country = $1 AND property_cadastre_id = $2))
+     ORDER BY u.building_number NULLS LAST, u.unit_number, u.unit_id`,
+    [country, cadastreId],
+  );
+  return result.rows.map((row) => row.unit);
+}
