@@ -7,6 +7,7 @@ import { noEnergy } from './no/energy.js';
 import { noCertification } from './no/certification.js';
 import { noPermits } from './no/permits.js';
 import { seEnergy } from './se/energy.js';
+import { seBusiness } from './se/business.js';
 import { noArea } from './no/area.js';
 import { noGrunnkrets } from './no/grunnkrets.js';
 import { noPostalCode } from './no/postal-code.js';
@@ -15,7 +16,7 @@ import { noLandRegistry } from './no/land-registry.js';
 import { noZoning } from './no/zoning.js';
 
 /** Every register the pipeline ingests. Adding a source means adding its adapter here. */
-export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning];
+export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, seBusiness, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning];
 
 export function getSource(id: string): SourceAdapter {
   const source = SOURCES.find((candidate) => candidate.id === id);
