@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from './cadastre-id.js';
 import { InputFormatError } from '../formats/input-error.js';
-import { readQuotedCsv } from '../formats/quoted-csv.js';
+import { readDelimited } from '../formats/delimited.js';
+import { utf8Text } from '../formats/text-encoding.js';
 import type { CellValue, ParsedRecord, StagingColumn } from '../source-adapter.js';
 
 /**
@@ -182,19 +183,26 @@ function readRow(index: ColumnIndex, cells: string[]): CellValue[] {
 
 /**
  * Streams the file: the first record is the header; every later record becomes a row or a
- * reject with the line it starts on. A repeated header line is skipped, so the yearly files
- * can be concatenated into one national snapshot.
+ * reject with its line (the line a record ends on, when a quoted field holds a line break). A
+ * repeated header line is skipped, so the yearly files can be concatenated into one national
+ * snapshot. csv-parse (through `readDelimited`) does the quoting; a record it cannot read, such
+ * as one with a stray quote, is rejected like any other bad row.
  */
 export async function* readEnergyCsv(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
   let index: ColumnIndex | undefined;
   let header = '';
   let width = 0;
-  for await (const records of readQuotedCsv(input, { label: fileName })) {
+  for await (const lines of readDelimited(utf8Text(input, fileName), { delimiter: ',', quote: '"' })) {
     const batch: ParsedRecord[] = [];
-    for (const { line, fields, raw } of records) {
+    for (const { line, fields, raw, error } of lines) {
+      if (error !== undefined) {
+        if (!index) throw new InputFormatError(`${fileName}: unreadable header line: ${error}`);
+        batch.push({ kind: 'reject', position: line, reason: `unreadable CSV record: ${error}`, raw });
+        continue;
+      }
       if (!index) {
         index = indexHeader(fields, fileName);
-        header = raw;
+        header = raw.replace(/^\uFEFF/, '');
         width = fields.length;
         continue;
       }

@@ -78,22 +78,33 @@ describe('Enova energiattest CSV', () => {
     ]);
   });
 
-  it('skips a repeated header (with its BOM), so yearly files can be concatenated, and counts lines across quoted line breaks', async () => {
+  it('skips a repeated header (with its BOM), so yearly files can be concatenated, and positions a record spanning lines at its last line', async () => {
     const row = (id: string, address: string) => `301,1,2,0,0,,1,${address},150,OSLO,H0101,,Småhus,1976,E,Yellow,2023-12-31T23:45:20.0000000,Simple,${id},224.93,"0,61",Tre,False,`;
     const text = [`\uFEFF${HEADER}`, row('A1', '"Vei 1\nbakgården"'), `\uFEFF${HEADER}`, row('A2', 'Vei 2')].join('\n');
     const records = await readAll(text);
     expect(rejects(records)).toEqual([]);
     expect(rows(records).map((r) => [r.position, r.values[0], r.values[8]])).toEqual([
-      [2, 'A1', 'Vei 1\nbakgården'],
+      [3, 'A1', 'Vei 1\nbakgården'],
       [5, 'A2', 'Vei 2'],
     ]);
   });
 
-  it('fails a file with an unknown header, a non-UTF-8 file and an unclosed quote with clear messages', async () => {
+  it('rejects a row csv-parse cannot read (a stray quote) and reads on', async () => {
+    const row = (id: string, address: string) => `301,1,2,0,0,,1,${address},150,OSLO,H0101,,Småhus,1976,E,Yellow,2023-12-31T23:45:20.0000000,Simple,${id},224.93,"0,61",Tre,False,`;
+    const records = await readAll([HEADER, row('A1', 'ok'), row('A2', '"Vei 2'), row('A3', 'Vei "3" B'), row('A4', 'ok')].join('\n'));
+    expect(rows(records).map((r) => [r.position, r.values[0]])).toEqual([[2, 'A1'], [5, 'A4']]);
+    expect(rejects(records).map((r) => [r.position, r.reason.split(':')[0] + ': ' + r.reason.split(':')[1].trim()])).toEqual([
+      [3, 'unreadable CSV record: Invalid Closing Quote'],
+      [4, 'unreadable CSV record: Invalid Opening Quote'],
+    ]);
+    // csv-parse hands over the record's text up to where it stopped reading it.
+    expect(rejects(records)[1].raw).toContain('301,1,2,0,0,,1,Vei "');
+  });
+
+  it('fails a file with an unknown header, a non-UTF-8 file and an empty file with clear messages', async () => {
     await expect(readAll('Kommune;Gnr;Bnr\n0301;1;2', 'wrong.csv')).rejects.toThrow(/wrong\.csv: unknown header, missing column\(s\) Knr, .*energiattest CSV/);
     const latin1 = Buffer.concat([Buffer.from(`${HEADER}\n301,1,2,0,0,,1,Vei,150,OSLO,H0101,,Sm`), Buffer.from([0xe5]), Buffer.from('hus,1976,E,Yellow,2023-12-31T23:45:20.0000000,Simple,A,1,"0,6",Tre,False,')]);
     await expect(readAll(latin1, 'latin1.csv')).rejects.toThrow(/latin1\.csv is not valid UTF-8 near byte/);
-    await expect(readAll(`${HEADER}\n301,1,2,0,0,,1,"Vei 1,150,OSLO`, 'open.csv')).rejects.toThrow(/open\.csv is not readable CSV: Quote Not Closed/);
     await expect(readAll('', 'empty.csv')).rejects.toThrow(/empty\.csv is empty: no header line/);
   });
 });
