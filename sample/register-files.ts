@@ -7,6 +7,7 @@
 import type { Country } from '../sources/source-adapter.js';
 import type { SamplePlan } from './plan.js';
 import { BUSINESS_SAMPLE_FILES } from './no/write-business-json.js';
+import { BUILDING_SAMPLE_FILES } from './no/building-files.js';
 import { ENERGY_SAMPLE_FILE } from './no/energy-certificates.js';
 import { CERTIFICATION_SAMPLE_FILE } from './no/certifications.js';
 import { PERMITS_SAMPLE_FILE } from './no/permits.js';
@@ -32,4 +33,5 @@ export interface SampleRegisterFile {
 
 export const SAMPLE_REGISTER_FILES: SampleRegisterFile[] = [];
 SAMPLE_REGISTER_FILES.push(...BUSINESS_SAMPLE_FILES);
+SAMPLE_REGISTER_FILES.push(...BUILDING_SAMPLE_FILES);
 SAMPLE_REGISTER_FILES.push(ENERGY_SAMPLE_FILE, CERTIFICATION_SAMPLE_FILE, PERMITS_SAMPLE_FILE);

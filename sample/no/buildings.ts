@@ -15,7 +15,7 @@ import { formatCadastreId } from '../../sources/no/cadastre-id.js';
 import { isFeatured } from '../municipalities.js';
 import { round2 } from '../parcel-grid.js';
 import { intBetween, weightedIndex, type Rng } from '../random.js';
-import type { Point, SampleParcel, SampleUnit } from '../types.js';
+import type { Point, SampleAddress, SampleParcel, SampleUnit } from '../types.js';
 
 export type SampleUseType = 'BOLIG' | 'NAERING' | 'FRITID' | 'ANNET';
 
@@ -33,7 +33,7 @@ export interface SampleBuildingUnit {
   bathroomCount: number;
   toiletCount: number;
   useType: SampleUseType;
-  /** adresseId of the parcel's address the unit has, or null when the parcel has none (or was built without addresses). */
+  /** adresseId of one of the parcel's addresses on the unit's property; null when there is none (or the parcel was built without addresses). */
   addressId: number | null;
 }
 
@@ -242,6 +242,12 @@ function placePoint(rng: Rng, parcel: SampleParcel, shape: ReturnType<typeof pol
   return [ce, cn];
 }
 
+/** An address of the unit's own property (a section's: the property it divides), taken in turn; null when it has none. */
+function addressFor(addresses: readonly SampleAddress[], owner: SampleUnit, turn: number): number | null {
+  const own = addresses.filter((a) => a.gardsnummer === owner.gardsnummer && a.bruksnummer === owner.bruksnummer && (a.festenummer ?? 0) === owner.festenummer);
+  return own.length ? own[turn % own.length].adresseId : null;
+}
+
 function unitsPerFloor(count: number, floors: number): number {
   return Math.max(1, Math.ceil(count / floors));
 }
@@ -308,8 +314,10 @@ export function sampleBuildingsOf(parcel: SampleParcel, seedHash: number): Sampl
       const number = basement && u === 1 ? unitNumber('U', 1, 1) : unitNumber('H', floor, 1 + (u % perFloor));
       // Ground-floor sections of a block are sometimes shops.
       const useType: SampleUseType = parcel.kind === 'sectioned' && floor === 1 && rng() < 0.15 ? 'NAERING' : choice.use;
-      const share = (usable / Math.max(1, owners.length)) * (0.85 + 0.3 * rng());
-      const area = Math.round(useType === 'BOLIG' ? Math.min(260, Math.max(28, share)) : Math.max(18, share));
+      // Units share the building's usable area (stairs and walls take the rest).
+      const even = usable / Math.max(1, owners.length);
+      const share = even * (0.85 + 0.1 * rng());
+      const area = Math.max(1, Math.min(Math.floor(even), Math.round(useType === 'BOLIG' ? Math.min(260, Math.max(28, share)) : Math.max(18, share))));
       const rooms = useType === 'BOLIG' || useType === 'FRITID' ? Math.max(1, Math.min(8, Math.round(area / 25))) : 0;
       units.push({
         unitNumber: number,
@@ -322,7 +330,7 @@ export function sampleBuildingsOf(parcel: SampleParcel, seedHash: number): Sampl
         bathroomCount: rooms === 0 ? 0 : area > 110 ? 2 : 1,
         toiletCount: rooms === 0 ? 1 : area > 90 ? 2 : 1,
         useType,
-        addressId: addresses.length ? addresses[addressCursor++ % addresses.length].adresseId : null,
+        addressId: addressFor(addresses, owner, addressCursor++),
       });
       bruksenhetSeq += 1;
     });
