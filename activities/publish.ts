@@ -19,15 +19,18 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
     // One publisher per source at a time, whatever the number of workers. (finished_at below is
     // clock_timestamp(): now() would be the start of this long transaction.)
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [source.id]);
-    const ledger = await client.query<ChangeCounts & { outcome: string }>(
-      `SELECT outcome, inserted, updated, deleted FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`,
+    const ledger = await client.query<ChangeCounts & { outcome: string; position: Record<string, unknown> | null }>(
+      `SELECT outcome, inserted, updated, deleted, details->'increment'->'position' AS position FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`,
       [request.runId, source.id],
     );
     if (ledger.rows[0]?.outcome === 'published') {
       const { inserted, updated, deleted } = ledger.rows[0];
       return { inserted, updated, deleted };
     }
-    const merged = await source.publish({ client, stagingTable, runId: request.runId, sourceId: source.id }, scope);
+    const context = { client, stagingTable, runId: request.runId, sourceId: source.id };
+    const merged = request.snapshot.increment && source.increment
+      ? await source.increment.publishChanges(context, ledger.rows[0]?.position ?? {})
+      : await source.publish(context, scope);
     await client.query(
       `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
          details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb, 'publishStepsMs', $8::jsonb),

@@ -39,6 +39,8 @@ export interface ValidatedSnapshot extends StagedSnapshot {
   rowsRepaired: number;
   liveRows: number;
   scope: PublishScope;
+  /** The staged rows are changes from the source's feed (see IncrementalFeed), not a snapshot. */
+  increment?: boolean;
 }
 
 export type SourceOutcome = 'published' | 'unchanged' | 'failed';

@@ -18,7 +18,8 @@ export function validationFailure(message: string): ApplicationFailure {
  * municipality's extract never deletes the rest of the country.
  */
 export async function snapshotScope(source: SourceAdapter, input: string, stagingTable: string): Promise<PublishScope> {
-  if (/(^|[_\-/])0000_/.test(path.basename(input)) || input === source.defaultInput) return { country: source.country, municipalities: null };
+  const national = source.nationwide || source.increment?.accepts(input) || /(^|[_\-/])0000_/.test(path.basename(input)) || input === source.defaultInput;
+  if (national) return { country: source.country, municipalities: null };
   const result = await getPool().query<{ code: string }>(`SELECT DISTINCT municipality_code AS code FROM ${stagingTable} ORDER BY 1`);
   return { country: source.country, municipalities: result.rows.map((row) => row.code) };
 }
@@ -78,8 +79,10 @@ export async function validateStaged(request: {
   const { staged, rejected } = counts.rows[0];
   const read = staged + rejected;
   const scope = await snapshotScope(source, request.input, stagingTable);
+  // An increment holds only what changed: there is no snapshot to compare with live.
+  const increment = source.increment?.accepts(request.input) ?? false;
   const client = await pool.connect();
-  const liveRows = await source.countLive(client, scope).finally(() => client.release());
+  const liveRows = await source.countLive(client, scope, stagingTable).finally(() => client.release());
   await recordDuration(request.runId, source.id, 'validate', performance.now() - started, {
     rows_read: read, rows_staged: staged, rows_rejected: rejected, rows_repaired: rowsRepaired,
   });
@@ -92,10 +95,10 @@ export async function validateStaged(request: {
     );
   }
   const floor = Math.ceil(liveRows * (1 - config.maxRowDrop));
-  if (!request.force && staged < floor) {
+  if (!request.force && !increment && staged < floor) {
     throw validationFailure(
       `snapshot has ${staged} rows against ${liveRows} live (${(((liveRows - staged) / liveRows) * 100).toFixed(1)}% fewer, over the ${(config.maxRowDrop * 100).toFixed(0)}% limit); rerun with --force if the drop is real`,
     );
   }
-  return { ...request.staged, rowsRead: read, rowsStaged: staged, rowsRejected: rejected, rowsRepaired, liveRows, scope };
+  return { ...request.staged, rowsRead: read, rowsStaged: staged, rowsRejected: rejected, rowsRepaired, liveRows, scope, ...(increment ? { increment } : {}) };
 }

@@ -8,15 +8,19 @@ import { noCertification } from './no/certification.js';
 import { noPermits } from './no/permits.js';
 import { seEnergy } from './se/energy.js';
 import { seBusiness } from './se/business.js';
+import { seCadastre } from './se/cadastre.js';
+import { seAddress } from './se/address.js';
+import { seBuilding } from './se/building.js';
 import { noArea } from './no/area.js';
 import { noGrunnkrets } from './no/grunnkrets.js';
 import { noPostalCode } from './no/postal-code.js';
 import { noLandAllocation } from './no/land-allocation.js';
 import { noLandRegistry } from './no/land-registry.js';
 import { noZoning } from './no/zoning.js';
+import { noBusiness } from './no/business.js';
 
 /** Every register the pipeline ingests. Adding a source means adding its adapter here. */
-export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, seBusiness, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning];
+export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, seBusiness, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning, noBusiness, seCadastre, seAddress, seBuilding];
 
 export function getSource(id: string): SourceAdapter {
   const source = SOURCES.find((candidate) => candidate.id === id);

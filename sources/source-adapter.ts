@@ -78,6 +78,8 @@ export interface SourceAdapter {
    * them): in a refresh that includes them, this source starts after they finish.
    */
   dependsOn?: string[];
+  /** Request headers a register's download needs (Brønnøysund answers 406 without its media type). */
+  downloadHeaders?(url: string): Record<string, string>;
   /** Picks the data file inside a zip download (names differ between extracts). */
   zipEntry: RegExp;
   /** Columns the parser fills, in `values` order. `src_pos` and `row_hash` are added around them. */

@@ -1,0 +1,72 @@
+import type { Readable } from 'node:stream';
+import { InputFormatError } from '../formats/input-error.js';
+import { gunzipIfCompressed, peekBytes } from '../formats/gzip-input.js';
+import type { FetchChangesContext, FetchedChanges, ParsedRecord, SourceAdapter } from '../source-adapter.js';
+import { CHANGES_FILE, readBusinessChanges } from './business-changes.js';
+import { readBusinessCsv } from './business-csv.js';
+import { fetchBusinessChanges, readFeedCursors } from './business-feed.js';
+import { readBusinessJson } from './business-json.js';
+import { countLiveCompanies, publishBusinessChanges, publishBusinessSnapshot } from './business-publish.js';
+import { BUSINESS_STAGING_COLUMNS } from './business-record.js';
+
+const API = 'https://data.brreg.no/enhetsregisteret/api';
+
+/** The first byte that is not whitespace or a byte-order mark: `[` JSON array, `"` CSV header. */
+function firstSignificant(head: Buffer): string | undefined {
+  const text = head.toString('utf8').replace(/^\uFEFF/, '');
+  return /\S/.exec(text)?.[0];
+}
+
+/** A full download in JSON or CSV, gzipped or not (recognised by content), or the changes file of a feed run. */
+async function* parseBusiness(input: Readable, { fileName }: { fileName: string }): AsyncGenerator<ParsedRecord[]> {
+  if (CHANGES_FILE.test(fileName)) {
+    yield* readBusinessChanges(input, { label: fileName });
+    return;
+  }
+  const { head, stream } = await peekBytes(await gunzipIfCompressed(input, fileName), 256);
+  const first = firstSignificant(head);
+  if (first === '[') yield* readBusinessJson(stream, { label: fileName });
+  else if (first === '"' || (first !== undefined && /\p{L}/u.test(first))) yield* readBusinessCsv(stream, { label: fileName });
+  else if (first === '{') {
+    throw new InputFormatError(`${fileName} is a JSON object, not the array of a full Enhetsregisteret download (an API page rather than enheter/lastned?)`);
+  } else throw new InputFormatError(`${fileName} is ${first === undefined ? 'empty' : 'neither a JSON array nor a CSV of Enhetsregisteret records'}`);
+}
+
+async function fetchChanges(input: string, context: FetchChangesContext): Promise<FetchedChanges> {
+  const cursors = await readFeedCursors(context.db);
+  const { ranges, items } = await fetchBusinessChanges({ feedBase: input, cursors, file: context.file, signal: context.signal, onItems: context.onProgress });
+  return { changes: items, position: { ranges } };
+}
+
+/**
+ * Brønnøysund Enhetsregisteret: main units (enheter) and sub-units (underenheter) into `company`
+ * and `company_address`. Loaded once from a full download per kind (`enheter/lastned`,
+ * `underenheter/lastned`, JSON or CSV), then kept current from the updates feed: the nightly
+ * input is the feed, and each run fetches only what changed since the last publish.
+ * See docs/sources/no-business.md.
+ */
+export const noBusiness: SourceAdapter = {
+  id: 'no-business',
+  country: 'NO',
+  title: 'Brønnøysund Enhetsregisteret (enheter, underenheter, updates feed)',
+  defaultInput: `${API}/oppdateringer`,
+  inputFileName: 'enheter_alle.json.gz',
+  downloadHeaders: (url): Record<string, string> => {
+    const kind = /\/underenheter\/lastned\/?$/.test(url) ? 'underenhet' : /\/enheter\/lastned\/?$/.test(url) ? 'enhet' : null;
+    // Brønnøysund answers 406 to a plain or unversioned Accept on its bulk downloads.
+    return kind ? { accept: `application/vnd.brreg.enhetsregisteret.${kind}.v2+gzip;charset=UTF-8` } : {};
+  },
+  zipEntry: /\.(json|csv|jsonl)(\.gz)?$/i,
+  stagingColumns: BUSINESS_STAGING_COLUMNS,
+  // A full download has every unit once (update_id 0); a feed run may hold several changes of one unit.
+  keyColumns: ['org_id', 'update_id'],
+  nationwide: true,
+  parse: parseBusiness,
+  countLive: countLiveCompanies,
+  publish: (context) => publishBusinessSnapshot(context),
+  increment: {
+    accepts: (input) => /^https?:\/\/.+\/oppdateringer\/?$/i.test(input),
+    fetchChanges,
+    publishChanges: publishBusinessChanges,
+  },
+};
