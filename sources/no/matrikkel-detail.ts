@@ -2,6 +2,9 @@ import type { CellValue, ChangeCounts, MergeResult, PublishScope, SourceAdapter,
 import { RecordError, readJsonLines } from '../formats/json-lines.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
 import { CadastreIdError, formatCadastreId, unitFromParts, type NorwegianUnit } from './cadastre-id.js';
+import { inboxPath } from './inbox.js';
+
+export const DETAIL_FILE_NAME = 'Matrikkel_0000_Norge_Bygningsdetaljer.jsonl';
 
 /**
  * Matrikkel building, section and unit details. Kartverket publishes no open bulk file of
@@ -301,10 +304,12 @@ export const noMatrikkelDetail: SourceAdapter = {
   id: 'no-matrikkel-detail',
   country: 'NO',
   title: 'Matrikkel building, section and unit details (nordprop JSON Lines exchange format)',
-  // No open bulk distribution exists: the file is produced from the Matrikkel API (see docs/exchange/no-matrikkel-detail.md).
-  defaultInput: 'Matrikkel_0000_Norge_Bygningsdetaljer.jsonl',
-  inputFileName: 'Matrikkel_0000_Norge_Bygningsdetaljer.jsonl',
-  zipEntry: /\.jsonl$/i,
+  // No open bulk distribution exists: the operator fills the file from the Matrikkel API (docs/exchange/no-matrikkel-detail.md).
+  get defaultInput() {
+    return inboxPath(DETAIL_FILE_NAME);
+  },
+  inputFileName: DETAIL_FILE_NAME,
+  zipEntry: /\.jsonl?$/i,
   stagingColumns: [
     { name: 'record_kind', type: 'text' },
     { name: 'record_key', type: 'text' },
