@@ -120,7 +120,7 @@ async function lookUpRecords(
   await inParallel(batches, LOOKUP_CONCURRENCY, async (batch) => {
     const url = `${api}/${spec.search}?organisasjonsnummer=${batch.join(',')}&size=${batch.length}`;
     const { status, body } = await getJson(url, signal);
-    if (status !== 200) throw new Error(`${url} answered ${status}`);
+    if (status !== 200) throw new InputFormatError(`the unit search ${url} answered ${status}`);
     for (const record of embeddedList(body, spec.search, url)) {
       if (isObject(record) && typeof record.organisasjonsnummer === 'string') found.set(record.organisasjonsnummer, { record });
     }
@@ -172,7 +172,8 @@ export async function fetchBusinessChanges(options: {
       for (;;) {
         const url = `${base}/${spec.feed}?${query}&size=${PAGE_SIZE}`;
         const { status, body } = await getJson(url, options.signal);
-        if (status !== 200) throw new Error(`${url} answered ${status}`);
+        // 404/410 on the feed itself is a wrong URL, not a passing outage: do not retry it.
+        if (status !== 200) throw new InputFormatError(`the updates feed ${url} answered ${status}`);
         const items = embeddedList(body, spec.embedded, url);
         if (!items.length) break;
         range.pages++;
