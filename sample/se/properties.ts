@@ -144,7 +144,8 @@ function isoDate(rng: Rng, fromYear: number, toYear: number): string {
   const year = intBetween(rng, fromYear, toYear), month = intBetween(rng, 1, 12), day = intBetween(rng, 1, 28);
   const hour = intBetween(rng, 0, 23), minute = intBetween(rng, 0, 59);
   const two = (n: number) => String(n).padStart(2, '0');
-  return `${year}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:00`;
+  // GeoPackage DATETIME form (what GDAL writes and reads without complaint).
+  return `${year}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:00.000Z`;
 }
 
 const BUILDING_TYPES: { objekttypnr: number; objekttyp: string; andamal: string[]; urban: number; rural: number }[] = [
@@ -288,7 +289,7 @@ export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSamplePr
     area: rectangleArea(lot.west, lot.south, lot.east, lot.north),
   }));
   const urban = isFeaturedSe(municipality.kommunkod);
-  const senastandrad = `${isoDate(rng, 2005, 2025)}Z`;
+  const senastandrad = isoDate(rng, 2005, 2025);
   return {
     index,
     registerenhetsreferens: deterministicUuid(`${plan.seed}/se/property/${index}`),

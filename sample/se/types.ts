@@ -41,7 +41,7 @@ export interface SeSampleAddress {
   /** Upper case (`STOCKHOLM`). */
   postort: string;
   statusforbelagenhetsadress: 'Gällande' | 'Reserverad';
-  /** `2024-03-01T10:00:00` */
+  /** `2024-03-01T10:00:00.000Z` */
   versiongiltigfran: string;
   point: SePoint;
   /** The house number a reader builds from the rules (`12A`, `12 U1`, `12-14`). */
@@ -59,7 +59,7 @@ export interface SeSampleBuilding {
   husnummer: number;
   /** One ring per part; a multipart building is written as one GeoPackage row per part. */
   parts: SePoint[][];
-  /** `2023-02-21T06:00:01` */
+  /** `2023-02-21T06:00:00.000Z` */
   versiongiltigfran: string;
 }
 
@@ -86,7 +86,7 @@ export interface SeSampleProperty {
   cadastreId: string;
   /** One or two; the second lies beside the first, across a 3 m path. */
   areas: SeSampleArea[];
-  /** `2020-12-17T11:02:00Z` */
+  /** `2020-12-17T11:02:00.000Z` */
   senastandrad: string;
   /** Inside the first area; none for a samfällighet. */
   addresses: SeSampleAddress[];

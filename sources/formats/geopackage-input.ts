@@ -1,0 +1,86 @@
+/**
+ * A register GeoPackage as the stage activity hands it over: a byte stream of the data file
+ * (a zip entry, or the download itself) plus the artifact's path. SQLite needs a file, so a
+ * plain .gpkg download is opened where it lies, and a zipped one is extracted next to the
+ * artifact (same disk, which has room for the download) and removed afterwards.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ParseContext, ParsedRecord } from '../source-adapter.js';
+import { GeoPackage, isSqliteFile, type GeoPackageFeature, type GeoPackageLayer } from './geopackage.js';
+
+export interface GeoPackageFile {
+  path: string;
+  cleanup(): Promise<void>;
+}
+
+export async function geoPackageFile(input: Readable, context: ParseContext): Promise<GeoPackageFile> {
+  if (context.artifactPath && isSqliteFile(context.artifactPath)) {
+    input.destroy(); // the artifact is the GeoPackage itself; nothing to copy
+    return { path: context.artifactPath, cleanup: async () => undefined };
+  }
+  const target = context.artifactPath
+    ? `${context.artifactPath}.${path.basename(context.fileName)}`
+    : path.join(await mkdtemp(path.join(tmpdir(), 'nordprop-gpkg-')), path.basename(context.fileName));
+  const cleanup = async () => {
+    await rm(target, { force: true });
+    if (!context.artifactPath) await rm(path.dirname(target), { recursive: true, force: true });
+  };
+  try {
+    await pipeline(input, createWriteStream(target));
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  return { path: target, cleanup };
+}
+
+export interface LayerSpec {
+  layer: string;
+  /** The EPSG code the layer must be in. */
+  srid: number;
+  /** Attribute columns the adapter reads; a file without one of them fails. */
+  columns: string[];
+}
+
+const BATCH = 500;
+
+/**
+ * Opens the GeoPackage, checks the layer, and turns its rows into staged records with
+ * `toRecord` (one per feature), in batches. The file is closed (and an extracted copy removed)
+ * however the iteration ends.
+ */
+export async function* readGeoPackageLayer(
+  input: Readable,
+  context: ParseContext,
+  spec: LayerSpec,
+  toRecord: (feature: GeoPackageFeature, layer: GeoPackageLayer) => ParsedRecord,
+): AsyncGenerator<ParsedRecord[]> {
+  const file = await geoPackageFile(input, context);
+  try {
+    const gpkg = GeoPackage.open(file.path, context.fileName);
+    try {
+      const layer = gpkg.layer(spec.layer, spec.srid);
+      let batch: ParsedRecord[] = [];
+      for (const feature of gpkg.features(layer, spec.columns)) {
+        batch.push(toRecord(feature, layer));
+        if (batch.length >= BATCH) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
+    } finally {
+      gpkg.close();
+    }
+  } finally {
+    await file.cleanup();
+  }
+}
+
+/** A feature's attributes as a reject's raw text (the geometry is left out: it is a blob). */
+export const rawAttributes = (feature: GeoPackageFeature) => JSON.stringify({ fid: feature.position, ...feature.attributes });
