@@ -11,6 +11,7 @@ import { BUILDING_SAMPLE_FILES } from './no/building-files.js';
 import { ENERGY_SAMPLE_FILE } from './no/energy-certificates.js';
 import { CERTIFICATION_SAMPLE_FILE } from './no/certifications.js';
 import { PERMITS_SAMPLE_FILE } from './no/permits.js';
+import { SE_GEODATA_SAMPLE_FILES } from './se/write-geopackages.js';
 
 export interface SampleWriteContext {
   /** Absolute path to write (the register's `inputFileName` inside the sample directory). */
@@ -35,3 +36,4 @@ export const SAMPLE_REGISTER_FILES: SampleRegisterFile[] = [];
 SAMPLE_REGISTER_FILES.push(...BUSINESS_SAMPLE_FILES);
 SAMPLE_REGISTER_FILES.push(...BUILDING_SAMPLE_FILES);
 SAMPLE_REGISTER_FILES.push(ENERGY_SAMPLE_FILE, CERTIFICATION_SAMPLE_FILE, PERMITS_SAMPLE_FILE);
+SAMPLE_REGISTER_FILES.push(...SE_GEODATA_SAMPLE_FILES);
