@@ -146,23 +146,28 @@ CREATE TABLE utilization (
   PRIMARY KEY (country, cadastre_id)
 );
 
--- Address search: one folded text per address (lower case, Nordic letters to ASCII, the street
--- abbreviations gt. / vn. / v. written out, punctuation to spaces), searched by trigrams.
+-- Address search. address_fold_plain: lower case, Nordic letters to ASCII (ø→o, å→a, ä→a, ö→o,
+-- æ→ae), the abbreviations gt. / vn. / v. without their dot, punctuation to spaces.
+-- address_fold also writes the street endings one way: gata/gate → gt, veien/vegen/vägen/vei/veg → vn,
+-- so "Storgt. 5" finds "Storgata 5" and "Kungsv. 2" finds "Kungsvägen 2". The search key holds
+-- both forms, so a partial word ("Storga") still matches; it is searched by trigrams.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
-CREATE FUNCTION address_fold(t text) RETURNS text
+CREATE FUNCTION address_fold_plain(t text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN btrim(regexp_replace(
   translate(
-    replace(replace(
-      regexp_replace(regexp_replace(regexp_replace(lower(t), 'gt\.', 'gate ', 'g'), 'vn\.', 'veien ', 'g'), 'v\.', 'vägen ', 'g'),
-      'æ', 'ae'), 'ß', 'ss'),
+    replace(replace(regexp_replace(regexp_replace(lower(t), 'gt\.', 'gt ', 'g'), 'vn?\.', 'vn ', 'g'), 'æ', 'ae'), 'ß', 'ss'),
     'øåäöüéèêáàâóòôíìúùëïçñšž', 'oaaoueeeaaaoooiiuueicnsz'),
   '[^[:alnum:]]+', ' ', 'g'));
 
+CREATE FUNCTION address_fold(t text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN regexp_replace(regexp_replace(address_fold_plain(t), '(gata|gate)\M', 'gt', 'g'), '(veien|vegen|vagen|vei|veg)\M', 'vn', 'g');
+
 CREATE FUNCTION address_search_key(address_text text, postal_code text, postal_place text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN address_fold(concat_ws(' ', address_text, postal_code, postal_place));
+RETURN address_fold_plain(concat_ws(' ', address_text, postal_code, postal_place)) || ' ' || address_fold(address_text);
 
 CREATE INDEX address_search_idx ON address USING gin (address_search_key(address_text, postal_code, postal_place) gin_trgm_ops);
 
@@ -219,6 +224,7 @@ DROP FUNCTION api_money(numeric, text);
 DROP INDEX address_search_idx;
 DROP FUNCTION address_search_key(text, text, text);
 DROP FUNCTION address_fold(text);
+DROP FUNCTION address_fold_plain(text);
 DROP TABLE utilization;
 DROP TABLE valuation;
 DROP TABLE comparable_transaction;

@@ -25,6 +25,10 @@ nordprop schedule create
 nordprop sample --out .data/sample --parcels "${NORDPROP_SAMPLE_PARCELS:-5000}"
 nordprop refresh --wait
 
+# The REST API over the store, in the background like the worker (log in .data/api.log).
+SERVICE_STAMP="$(nordprop_dist_stamp)" SERVICE_READY_PATTERN='nordprop API listening' \
+  background_service_start api .data/api.pid .data/api.log node bin/nordprop.js api
+
 # Show the coordinate lookup on the first sample address.
 read -r lat lon < <(psql -X -q "${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/nordprop}" -tA -F ' ' \
   -c "SELECT round(ST_Y(geom)::numeric, 6), round(ST_X(geom)::numeric, 6) FROM address ORDER BY address_id LIMIT 1")
@@ -34,3 +38,4 @@ nordprop lookup --lat "$lat" --lon "$lon"
 echo
 echo "Temporal UI:  http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}"
 echo "Run ledger:   node bin/nordprop.js runs"
+echo "REST API:     http://127.0.0.1:${PORT:-8080}  (description: /openapi.yaml; credentials: node bin/nordprop.js clients create --scopes \"properties.read\" --json; docs/api.md)"

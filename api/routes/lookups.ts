@@ -51,7 +51,7 @@ export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void
       if (!(await chargeCalls(ctx.db, caller, ids.length - 1))) {
         throw new ApiProblem(429, 'DAILY_LIMIT_EXCEEDED', `${ids.length} ids would pass the daily call limit of ${caller.dailyCallLimit}`, { 'Retry-After': String(secondsToUtcMidnight()) });
       }
-      const stored = await idempotent(ctx.db, { clientId: caller.clientId, key: request.headers['idempotency-key'], operation: `lookup ${country}`, body: request.body }, async () => {
+      const stored = await idempotent(ctx.db, { clientId: caller.clientId, key: request.headers['idempotency-key'], operation: `lookup ${country}`, body: request.body }, async (tx) => {
         const normal = ids.map((id) => {
           try {
             return normalCadastreId(country, id);
@@ -59,7 +59,7 @@ export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void
             return undefined;
           }
         });
-        const found = await fetchProperties(ctx.db, country, [...new Set(normal.filter((id): id is string => !!id))], caller.sandbox);
+        const found = await fetchProperties(tx, country, [...new Set(normal.filter((id): id is string => !!id))], caller.sandbox);
         const items: unknown[] = [];
         const notFoundIds: string[] = [];
         const served = new Set<string>();

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type pg from 'pg';
 import type { ApiContext } from '../context.js';
 import { callerOf } from '../request-types.js';
 import { checkCountry, normalCadastreId } from '../cadastre-id.js';
@@ -50,7 +51,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
       const caller = callerOf(request);
       const body = request.body;
       const stored = await idempotent(ctx.db, { clientId: caller.clientId, key: request.headers['idempotency-key'], operation: 'createSubscription', body }, async (tx) => {
-        const target = await checkTarget(ctx, body.target, caller.sandbox);
+        const target = await checkTarget(ctx, tx, body.target, caller.sandbox);
         const subscription = await insertSubscription(tx, caller.clientId, {
           target,
           events: body.events,
@@ -97,14 +98,14 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
   });
 }
 
-/** The target must exist in the served registers (and be a demo property for a sandbox). */
-async function checkTarget(ctx: ApiContext, target: SubscriptionTarget, sandbox: boolean): Promise<SubscriptionTarget> {
+/** The target must exist in the served registers (and be a demo property for a sandbox); read in the caller's transaction. */
+async function checkTarget(ctx: ApiContext, db: pg.PoolClient, target: SubscriptionTarget, sandbox: boolean): Promise<SubscriptionTarget> {
   if (target.kind === 'COMPANY') {
-    if (!(await companyKnown(ctx.db, target.scheme, target.id))) throw notFound('COMPANY_NOT_FOUND', `no company ${target.scheme}:${target.id}`);
+    if (!(await companyKnown(db, target.scheme, target.id))) throw notFound('COMPANY_NOT_FOUND', `no company ${target.scheme}:${target.id}`);
     return target;
   }
   const country = checkCountry(ctx.countries, target.country);
   const cadastreId = normalCadastreId(country, target.cadastreId);
-  if (!(await propertyVisible(ctx.db, country, cadastreId, sandbox))) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId}`);
+  if (!(await propertyVisible(db, country, cadastreId, sandbox))) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId}`);
   return { kind: 'PROPERTY', country, cadastreId };
 }

@@ -3,7 +3,7 @@ import type { PageKey } from '../paging.js';
 import { visibleTo } from './visibility.js';
 
 /** True when the company is in the company register or holds title to a property. */
-export async function companyKnown(db: pg.Pool, scheme: string, id: string): Promise<boolean> {
+export async function companyKnown(db: pg.Pool | pg.PoolClient, scheme: string, id: string): Promise<boolean> {
   const result = await db.query(
     `SELECT 1 WHERE EXISTS (SELECT 1 FROM company WHERE org_scheme = $1 AND org_id = $2)
                  OR EXISTS (SELECT 1 FROM owner WHERE org_scheme = $1 AND org_id = $2)`,

@@ -57,20 +57,20 @@ LEFT JOIN LATERAL (
   WHERE country = p.country AND (cadastre_id = p.cadastre_id OR cadastre_id IN (SELECT cadastre_id FROM section WHERE country = p.country AND property_cadastre_id = p.cadastre_id))
 ) u ON true
 LEFT JOIN LATERAL (
-  SELECT json_agg(api_address(a) ORDER BY a.street_name, a.house_number, a.house_letter, a.address_id) AS list
+  SELECT json_agg(api_address(a) ORDER BY a.street_name, a.house_number, a.house_letter NULLS FIRST, a.address_id) AS list
   FROM address a WHERE a.country = p.country AND a.cadastre_id = p.cadastre_id
 ) addr ON true
 WHERE ${visibleTo('$3', 'p.country', 'p.cadastre_id')}`;
 
 export type PropertyJson = Record<string, unknown> & { cadastreId: string };
 
-export async function fetchProperties(db: pg.Pool, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
+export async function fetchProperties(db: pg.Pool | pg.PoolClient, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
   const result = await db.query(PROPERTY_SQL, [country, cadastreIds, sandbox]);
   return new Map(result.rows.map((row) => [row.cadastre_id, row.property]));
 }
 
 /** True when the property exists in the served registers and the caller may see it. */
-export async function propertyVisible(db: pg.Pool, country: string, cadastreId: string, sandbox: boolean): Promise<boolean> {
+export async function propertyVisible(db: pg.Pool | pg.PoolClient, country: string, cadastreId: string, sandbox: boolean): Promise<boolean> {
   const result = await db.query(
     `SELECT 1 FROM (
        SELECT 1 FROM parcel_property WHERE country = $1 AND cadastre_id = $2
