@@ -2,12 +2,14 @@
  * Brønnøysund's full downloads in CSV (`…/lastned/csv`): comma-separated, every field quoted,
  * nested fields flattened with dots (`forretningsadresse.postnummer`), free text that may hold
  * line breaks. Each row is rebuilt into the JSON record shape and checked by the same rules as
- * the JSON download. csv-parse does the quoting (through the shared quoted-CSV reader).
+ * the JSON download. csv-parse does the quoting (through the shared delimited reader); a line
+ * it cannot read is rejected with its number and the file reads on.
  */
 import type { Readable } from 'node:stream';
 import { InputFormatError } from '../formats/input-error.js';
 import { RecordError } from '../formats/json-lines.js';
-import { readQuotedCsv } from '../formats/quoted-csv.js';
+import { readDelimited } from '../formats/delimited.js';
+import { utf8Text } from '../formats/text-encoding.js';
 import type { ParsedRecord } from '../source-adapter.js';
 import { businessRecordValues } from './business-record.js';
 
@@ -31,9 +33,14 @@ function setPath(target: Record<string, unknown>, path: string[], value: string)
 export async function* readBusinessCsv(input: Readable, options: { label: string }): AsyncGenerator<ParsedRecord[]> {
   let header: string[][] | null = null;
   let subUnit = false;
-  for await (const records of readQuotedCsv(input, { label: options.label })) {
+  for await (const records of readDelimited(utf8Text(input, options.label), { delimiter: ',', quote: '"' })) {
     const batch: ParsedRecord[] = [];
-    for (const { line, fields, raw } of records) {
+    for (const { line, fields, raw, error } of records) {
+      if (error !== undefined) {
+        if (!header) throw new InputFormatError(`${options.label}: unreadable header line: ${error}`);
+        batch.push({ kind: 'reject', position: line, reason: `unreadable line: ${error}`, raw });
+        continue;
+      }
       if (!header) {
         const names = fields.map((name) => name.trim().replace(/^\uFEFF/, ''));
         if (!names.includes('organisasjonsnummer') || !names.includes('navn')) {

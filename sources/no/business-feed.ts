@@ -126,7 +126,10 @@ async function lookUpRecords(
     }
   });
   // Not in the search: deleted or removed since the change. The unit's own link says which.
-  const missing = items.filter((item) => wanted.includes(item.organisasjonsnummer as string) && !found.has(item.organisasjonsnummer as string));
+  const lookedFor = new Set(wanted);
+  const missing = [...new Map(items
+    .filter((item) => lookedFor.has(item.organisasjonsnummer as string) && !found.has(item.organisasjonsnummer as string))
+    .map((item) => [item.organisasjonsnummer as string, item])).values()];
   await inParallel(missing, LOOKUP_CONCURRENCY, async (item) => {
     const links = isObject(item._links) ? item._links : {};
     const link = isObject(links[spec.link]) ? (links[spec.link] as Json).href : undefined;

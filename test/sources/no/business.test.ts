@@ -106,8 +106,9 @@ describe('Enhetsregisteret full download (CSV)', () => {
     const [palmera, nordlys] = rows(csv);
     expect(palmera.values).toEqual(json[1].values);
     expect(palmera.position).toBe(2);
-    // The quoted multi-line postadresse and vedtektsfestetFormaal do not split the record.
-    expect(nordlys.position).toBe(3);
+    // The quoted multi-line postadresse and vedtektsfestetFormaal do not split the record (lines
+    // 3 to 5; a CSV record's position is the line it ends on).
+    expect(nordlys.position).toBe(5);
     expect(named(nordlys)).toMatchObject({ org_id: '920000002', employees: 12, registered_date: '2019-03-04', founded_date: '2019-02-20' });
     expect(addressesOf(nordlys)[1]).toMatchObject({ kind: 'POSTAL', lines: ['c/o Hansen Regnskap AS', 'Postboks 44 Sentrum'] });
     expect(Object.fromEntries(rejects(csv).map((r) => [r.position, r.reason]))).toEqual({
