@@ -12,6 +12,10 @@ import { ENERGY_SAMPLE_FILE } from './no/energy-certificates.js';
 import { CERTIFICATION_SAMPLE_FILE } from './no/certifications.js';
 import { PERMITS_SAMPLE_FILE } from './no/permits.js';
 import { SE_GEODATA_SAMPLE_FILES } from './se/write-geopackages.js';
+import { GRUNNKRETS_SAMPLE_FILE, MUNICIPALITY_SAMPLE_FILE, POSTAL_CODE_SAMPLE_FILE } from './no/areas.js';
+import { LAND_ALLOCATION_SAMPLE_FILE } from './no/land-allocations.js';
+import { LAND_REGISTRY_SAMPLE_FILE } from './no/land-registry.js';
+import { ZONING_SAMPLE_FILE } from './no/zoning-plans.js';
 
 export interface SampleWriteContext {
   /** Absolute path to write (the register's `inputFileName` inside the sample directory). */
@@ -36,4 +40,5 @@ export const SAMPLE_REGISTER_FILES: SampleRegisterFile[] = [];
 SAMPLE_REGISTER_FILES.push(...BUSINESS_SAMPLE_FILES);
 SAMPLE_REGISTER_FILES.push(...BUILDING_SAMPLE_FILES);
 SAMPLE_REGISTER_FILES.push(ENERGY_SAMPLE_FILE, CERTIFICATION_SAMPLE_FILE, PERMITS_SAMPLE_FILE);
+SAMPLE_REGISTER_FILES.push(MUNICIPALITY_SAMPLE_FILE, GRUNNKRETS_SAMPLE_FILE, POSTAL_CODE_SAMPLE_FILE, LAND_ALLOCATION_SAMPLE_FILE, LAND_REGISTRY_SAMPLE_FILE, ZONING_SAMPLE_FILE);
 SAMPLE_REGISTER_FILES.push(...SE_GEODATA_SAMPLE_FILES);

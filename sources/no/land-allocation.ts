@@ -3,6 +3,10 @@ import { readJsonLines, RecordError } from '../formats/json-lines.js';
 import { GeometryError, pointFromGeoJson } from '../geo/geojson-geometry.js';
 import { parseSrid } from '../geo/reproject.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { inboxPath } from './inbox.js';
+
+/** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
+export const LAND_ALLOCATION_FILE_NAME = 'Tomtetildelinger_0000_Norge.jsonl';
 
 /**
  * Land allocations (tomtetildelinger) from nordprop's JSON Lines exchange file, one per line
@@ -93,8 +97,10 @@ export const noLandAllocation: SourceAdapter = {
   country: 'NO',
   title: 'Municipal land allocations (tomtetildelinger, nordprop JSON Lines exchange)',
   // Municipalities announce allocations on their own sites; see docs/exchange/no-land-allocation.md.
-  defaultInput: 'no-land-allocation_0000_Norge.jsonl',
-  inputFileName: 'no-land-allocation_0000_Norge.jsonl',
+  get defaultInput() {
+    return inboxPath(LAND_ALLOCATION_FILE_NAME);
+  },
+  inputFileName: LAND_ALLOCATION_FILE_NAME,
   dependsOn: ['no-grunnkrets', 'no-postal-code'],
   zipEntry: /\.jsonl?$/i,
   stagingColumns: [

@@ -3,6 +3,10 @@ import type { ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingCon
 import { readJsonLines } from '../formats/json-lines.js';
 import { mergeTable, scopeFilter, type TableMerge } from '../publish/merge-table.js';
 import { LAND_REGISTRY_STAGING_COLUMNS, recordToRow, type Grunnboksblad } from './land-registry-record.js';
+import { inboxPath } from './inbox.js';
+
+/** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
+export const LAND_REGISTRY_FILE_NAME = 'Grunnbok_0000_Norge.jsonl';
 
 /**
  * The land register (grunnbok) from nordprop's JSON Lines exchange file (one grunnboksblad per
@@ -148,9 +152,11 @@ export const noLandRegistry: SourceAdapter = {
   country: 'NO',
   title: 'Kartverket grunnbok: title holders and registered transfers (nordprop JSON Lines exchange)',
   // The grunnbok has no open bulk download: the exchange file is produced by whoever holds
-  // access (see docs/exchange/no-land-registry.md) and is read from NORDPROP_INPUT_DIR or --input.
-  defaultInput: 'no-land-registry_0000_Norge.jsonl',
-  inputFileName: 'no-land-registry_0000_Norge.jsonl',
+  // access (see docs/exchange/no-land-registry.md) and dropped into the inbox.
+  get defaultInput() {
+    return inboxPath(LAND_REGISTRY_FILE_NAME);
+  },
+  inputFileName: LAND_REGISTRY_FILE_NAME,
   zipEntry: /\.jsonl?$/i,
   stagingColumns: LAND_REGISTRY_STAGING_COLUMNS,
   keyColumns: ['cadastre_id'],

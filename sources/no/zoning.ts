@@ -5,6 +5,10 @@ import { GeometryError, polygonsFromGeoJson } from '../geo/geojson-geometry.js';
 import { parseSrid } from '../geo/reproject.js';
 import { countKeyed, mergeKeyed, type KeyedMerge } from '../publish/merge-keyed.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
+import { inboxPath } from './inbox.js';
+
+/** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
+export const ZONING_FILE_NAME = 'Reguleringsplaner_0000_Norge.jsonl';
 
 /**
  * Zoning plans (reguleringsplaner) from nordprop's JSON Lines exchange file, one plan per line
@@ -134,8 +138,10 @@ export const noZoning: SourceAdapter = {
   country: 'NO',
   title: 'Municipal plan registers: zoning plans (nordprop JSON Lines exchange)',
   // No national bulk download of plan registers: see docs/exchange/no-zoning.md for how the file is filled.
-  defaultInput: 'no-zoning_0000_Norge.jsonl',
-  inputFileName: 'no-zoning_0000_Norge.jsonl',
+  get defaultInput() {
+    return inboxPath(ZONING_FILE_NAME);
+  },
+  inputFileName: ZONING_FILE_NAME,
   zipEntry: /\.jsonl?$/i,
   stagingColumns: [
     { name: 'municipality_code', type: 'text' },
