@@ -122,9 +122,12 @@ function toRow(element: BygningElement): CellValue[] {
   const { lon, lat, srid } = locate(element.point);
   const units = unitsOf(element);
   const idToCadastre = new Map(units.filter((u) => u.matrikkelenhetId).map((u) => [u.matrikkelenhetId!, u.cadastreId]));
+  const seen = new Set<string>();
   const links = element.bruksenheter.map((b, i) => {
     const id = (b.bruksenhetId ?? '').trim();
     if (!/^\d+$/.test(id)) throw new RowError(`bruksenhet ${i + 1}: bruksenhetId "${id}" is not a number`);
+    if (seen.has(id)) throw new RowError(`bruksenhet ${i + 1}: bruksenhetId ${id} is listed twice`);
+    seen.add(id);
     const matrikkelenhetId = b.matrikkelenhetId?.trim() || null;
     return {
       bruksenhet_id: id,
@@ -249,7 +252,7 @@ async function publishBuildings(context: StagingContext, scope: PublishScope): P
     scope,
     'building_unit_link',
     `INSERT INTO building_unit_link (country, building_id, bruksenhet_id, address_id, matrikkelenhet_id, cadastre_id)
-     SELECT DISTINCT ON (s.building_id, l.entry->>'bruksenhet_id') $1, s.building_id, l.entry->>'bruksenhet_id', l.entry->>'address_id', l.entry->>'matrikkelenhet_id', l.entry->>'cadastre_id'
+     SELECT $1, s.building_id, l.entry->>'bruksenhet_id', l.entry->>'address_id', l.entry->>'matrikkelenhet_id', l.entry->>'cadastre_id'
      ${changed}
      CROSS JOIN LATERAL jsonb_array_elements(s.unit_links) AS l(entry)`,
   );
