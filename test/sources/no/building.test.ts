@@ -91,6 +91,7 @@ describe('Matrikkelen Bygning GML reader', () => {
       9: 'matrikkelenhet 1: gardsnummer 0 is not a registered unit',
       10: 'status history 1: unknown bygningsstatus "ZZ"',
       12: 'kommunenummer "03a1" is not four digits',
+      13: 'bruksenhet 2: bruksenhetId 77 is listed twice',
     });
     for (const reject of rejectsOf(records)) {
       expect(reject.raw).toMatch(new RegExp(`^<app:Bygning gml:id="bygning\\.${reject.position}">[\\s\\S]*</app:Bygning>$`));
@@ -206,10 +207,10 @@ describe('no-building backfill through the worker', () => {
     const before = await digest();
     const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-building', input: REJECTS });
     const run = sourceOf(summary, 'no-building');
-    expect(run).toMatchObject({ outcome: 'failed', rowsRead: 12, rowsStaged: 1, rowsRejected: 11 });
-    expect(run.error).toMatch(/11 of 12 rows rejected/);
+    expect(run).toMatchObject({ outcome: 'failed', rowsRead: 13, rowsStaged: 1, rowsRejected: 12 });
+    expect(run.error).toMatch(/12 of 13 rows rejected/);
     const rejects = await pipeline.pool.query(`SELECT position, reason FROM source_reject WHERE run_id = $1 AND source_id = 'no-building' ORDER BY position`, [summary.runId]);
-    expect(rejects.rows.map((r) => r.position)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(rejects.rows.map((r) => r.position)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     expect(rejects.rows.find((r) => r.position === 11).reason).toMatch(/^duplicate key building_id=81000001 \(first at position 1\)/);
     expect(await digest()).toEqual(before);
   });
