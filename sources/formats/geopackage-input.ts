@@ -45,6 +45,8 @@ export interface LayerSpec {
   srid: number;
   /** Attribute columns the adapter reads; a file without one of them fails. */
   columns: string[];
+  /** Columns read when the layer has them (products and versions differ); absent ones read as NULL. */
+  optionalColumns?: string[];
 }
 
 const BATCH = 500;
@@ -66,7 +68,8 @@ export async function* readGeoPackageLayer(
     try {
       const layer = gpkg.layer(spec.layer, spec.srid);
       let batch: ParsedRecord[] = [];
-      for (const feature of gpkg.features(layer, spec.columns)) {
+      const present = (spec.optionalColumns ?? []).filter((column) => layer.columns.includes(column));
+      for (const feature of gpkg.features(layer, [...spec.columns, ...present])) {
         batch.push(toRecord(feature, layer));
         if (batch.length >= BATCH) {
           yield batch;

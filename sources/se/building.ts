@@ -20,7 +20,9 @@ import { isoTimestamp, text, wholeNumber } from './geopackage-values.js';
 
 const SWEREF99_TM = 3006;
 const LAYER = 'byggnad';
-const COLUMNS = ['objektidentitet', 'objekttypnr', 'objekttyp', 'husnummer', 'huvudbyggnad', 'andamal1', 'andamal2', 'andamal3', 'andamal4', 'andamal5', 'versiongiltigfran'];
+const COLUMNS = ['objektidentitet', 'objekttyp'];
+/** The Byggnad product has them all; Lantmäteriet's Topografi `byggnad` layer only the type and `skapad`. */
+const OPTIONAL_COLUMNS = ['objekttypnr', 'husnummer', 'huvudbyggnad', 'andamal1', 'andamal2', 'andamal3', 'andamal4', 'andamal5', 'versiongiltigfran', 'skapad'];
 const toWgs84 = transformTo(SWEREF99_TM);
 
 /** `Bostad;Småhus friliggande` (the older GSD product wrote `Bostad; Småhus friliggande`). */
@@ -71,7 +73,7 @@ function partRecord(feature: GeoPackageFeature, municipality: string | null): Pa
     multiPolygonEwkt(geometry.polygons, toWgs84),
     Math.round(planarArea(geometry.polygons) * 100) / 100,
     SWEREF99_TM,
-    isoTimestamp(a.versiongiltigfran),
+    isoTimestamp(a.versiongiltigfran ?? a.skapad),
   ];
   return { kind: 'row', position: feature.position, values };
 }
@@ -175,7 +177,7 @@ export const seBuilding: SourceAdapter = {
   keyColumns: ['part_id'],
   parse: (input, context) => {
     const municipality = municipalityOfFile(context.fileName);
-    return readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS }, (feature) => partRecord(feature, municipality));
+    return readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS, optionalColumns: OPTIONAL_COLUMNS }, (feature) => partRecord(feature, municipality));
   },
   repairStaged: repairBuildings,
   // A multipart building is one live row but several staged parts: compare buildings with buildings.
