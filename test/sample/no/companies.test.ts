@@ -8,6 +8,8 @@ import { planSample } from '../../../sample/plan.js';
 import { sampleCompanies, sampleCompaniesOfParcel, type BrregRecord } from '../../../sample/no/companies.js';
 import { ENHETER_FILE, UNDERENHETER_FILE, writeBusinessJson } from '../../../sample/no/write-business-json.js';
 import { orgNumberProblem } from '../../../sources/no/org-number.js';
+import { noBusiness } from '../../../sources/no/business.js';
+import { createReadStream } from 'node:fs';
 
 const plan = planSample(400, '7');
 const dirs: string[] = [];
@@ -60,5 +62,14 @@ describe('sample companies', () => {
     expect(records).toHaveLength(written.rows);
     expect(written.rows + subs.rows).toBe(companies.length);
     expect(records.every((r) => r.forretningsadresse && !r.beliggenhetsadresse)).toBe(true);
+    // What the sample writes, the adapter reads: every record staged, none rejected.
+    for (const [file, count] of [[ENHETER_FILE, written.rows], [UNDERENHETER_FILE, subs.rows]] as const) {
+      let staged = 0;
+      for await (const batch of noBusiness.parse(createReadStream(join(dir, file)), { fileName: file })) {
+        expect(batch.filter((r) => r.kind === 'reject')).toEqual([]);
+        staged += batch.length;
+      }
+      expect(staged).toBe(count);
+    }
   });
 });

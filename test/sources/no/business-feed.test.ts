@@ -134,8 +134,9 @@ describe('no-business through the worker', () => {
     const newcomer: Rec = { ...nordlys, organisasjonsnummer: '920000029', navn: 'NYETABLERT AS', postadresse: undefined };
     brreg.put('enheter', newcomer);
     brreg.change('enheter', '920000029', 'Ny');
-    brreg.remove('enheter', '920000002', '2026-11-20');
-    brreg.change('enheter', '920000002', 'Sletting', '2026-11-20T08:15:00.000Z');
+    const deletedAt = new Date(Date.now() - 3600_000).toISOString();
+    brreg.remove('enheter', '920000002', deletedAt.slice(0, 10));
+    brreg.change('enheter', '920000002', 'Sletting', deletedAt);
     brreg.change('enheter', '916627939', 'Omdøpt');
     brreg.put('underenheter', { ...realSub, beliggenhetsadresse: { ...(realSub.beliggenhetsadresse as object), adresse: ['Skanselien 39'] } });
     brreg.change('underenheter', '995858266', 'Endring');
@@ -153,7 +154,7 @@ describe('no-business through the worker', () => {
     const live = await companies();
     expect(live['927818310']).toMatchObject({ name: 'FJORDLYS REGNSKAP OG RÅDGIVNING AS', employees: 5, deleted: null });
     expect(live['920000029']).toMatchObject({ name: 'NYETABLERT AS', legal_form: 'AS', deleted: null });
-    expect(live['920000002']).toMatchObject({ name: 'NORDLYS HANDEL AS', deleted: '2026-11-20' });
+    expect(live['920000002']).toMatchObject({ name: 'NORDLYS HANDEL AS', deleted: deletedAt.slice(0, 10) });
     expect(live['995849364']).toBeUndefined();
     expect(await addresses('995849364')).toEqual([]);
     expect(live['916627939']).toEqual(before['916627939']);
@@ -183,12 +184,13 @@ describe('no-business through the worker', () => {
   });
 
   it('fetches the next change alone the night after', async () => {
+    const applied = brreg.feeds.enheter.at(-1)!.oppdateringsid;
     brreg.put('enheter', { ...realMain, antallAnsatte: 2 });
-    const id = brreg.change('enheter', '916627939', 'Endring');
+    brreg.change('enheter', '916627939', 'Endring');
     brreg.requests.length = 0;
     const summary = await backfill(`${brreg.base}/oppdateringer`);
     expect(sourceOf(summary, 'no-business')).toMatchObject({ outcome: 'published', rowsRead: 1, inserted: 0, updated: 1, deleted: 0 });
-    expect(brreg.requests[0]).toBe(`/enhetsregisteret/api/oppdateringer/enheter?oppdateringsid=${id}&size=2000`);
+    expect(brreg.requests[0]).toBe(`/enhetsregisteret/api/oppdateringer/enheter?oppdateringsid=${applied + 1}&size=2000`);
     expect((await companies())['916627939']).toMatchObject({ employees: 2 });
   });
 
