@@ -42,22 +42,27 @@ const TRANSACTION_MERGE: TableMerge = {
 
 const PARTY_COLUMNS = 'kind text, person_id text, birth_year integer, org_scheme text, org_id text, org_name text, org_country text, share_numerator integer, share_denominator integer';
 
+/** A date-only tinglysingsdato is the start of that day in Norway, whatever the session's time zone. */
+const registeredAt = (column: string) =>
+  `CASE WHEN length(${column}) = 10 THEN ${column}::date::timestamp AT TIME ZONE 'Europe/Oslo' ELSE ${column}::timestamptz END`;
+
 async function snapshotTables(client: pg.PoolClient, stagingTable: string): Promise<void> {
   // The row hash covers everything published for the row (a transaction's parties included),
   // so a changed party rewrites its transaction and nothing else changes.
   await client.query(
     `CREATE TEMP TABLE land_registry_owner ON COMMIT DROP AS
-     SELECT h.*, s.cadastre_id, s.municipality_code, md5(row(s.cadastre_id, h.*)::text)::uuid AS row_hash
+     SELECT h.owner_key, h.kind, h.person_id, h.birth_year, h.org_scheme, h.org_id, h.org_name, h.org_country, h.share_numerator, h.share_denominator,
+            ${registeredAt('h.registered_at')} AS registered_at, s.cadastre_id, s.municipality_code, md5(row(s.cadastre_id, h.*)::text)::uuid AS row_hash
      FROM ${stagingTable} s
-     CROSS JOIN LATERAL jsonb_to_recordset(s.holders) AS h(owner_key text, ${PARTY_COLUMNS}, registered_at timestamptz)`,
+     CROSS JOIN LATERAL jsonb_to_recordset(s.holders) AS h(owner_key text, ${PARTY_COLUMNS}, registered_at text)`,
   );
   await client.query(
     `CREATE TEMP TABLE land_registry_transaction ON COMMIT DROP AS
-     SELECT t.transaction_id, s.cadastre_id, s.municipality_code, t.registered_at, t.kind, t.register_kind, t.document_number,
+     SELECT t.transaction_id, s.cadastre_id, s.municipality_code, ${registeredAt('t.registered_at')} AS registered_at, t.kind, t.register_kind, t.document_number,
             t.price_amount, t.price_currency, t.share_numerator, t.share_denominator, t.parties,
             md5(row(s.cadastre_id, t.*)::text)::uuid AS row_hash
      FROM ${stagingTable} s
-     CROSS JOIN LATERAL jsonb_to_recordset(s.transfers) AS t(transaction_id text, registered_at timestamptz, kind text, register_kind text,
+     CROSS JOIN LATERAL jsonb_to_recordset(s.transfers) AS t(transaction_id text, registered_at text, kind text, register_kind text,
        document_number text, price_amount numeric(16, 2), price_currency text, share_numerator integer, share_denominator integer, parties jsonb)`,
   );
   // A person named on several blad keeps the name of the last one in the file.

@@ -26,7 +26,11 @@ describe('no-area: the real 2024 municipality boundaries', () => {
     const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-area', input: REAL_KOMMUNER });
     expect(summary.outcome).toBe('succeeded');
     // The foundation seeded the 357 names without boundaries: every one is updated, none added or removed.
-    expect(sourceOf(summary, 'no-area')).toMatchObject({ outcome: 'published', rowsRead: 357, rowsStaged: 357, rowsRejected: 0, inserted: 0, updated: 357, deleted: 0 });
+    // 28 of the simplified boundaries self-intersect: repaired with ST_MakeValid, each logged.
+    expect(sourceOf(summary, 'no-area')).toMatchObject({ outcome: 'published', rowsRead: 357, rowsStaged: 357, rowsRejected: 0, rowsRepaired: 28, inserted: 0, updated: 357, deleted: 0 });
+    const repairs = (await pipeline.pool.query(`SELECT disposition, reason FROM source_reject WHERE run_id = $1`, [summary.runId])).rows;
+    expect(repairs).toHaveLength(28);
+    for (const repair of repairs) expect(repair).toMatchObject({ disposition: 'repaired', reason: expect.stringMatching(/^invalid polygon: .*repaired with ST_MakeValid/) });
 
     const totals = (await pipeline.pool.query(
       `SELECT count(*)::int AS n, count(geom)::int AS with_geom, bool_and(ST_IsValid(geom)) AS valid, bool_and(ST_SRID(geom) = 4326) AS wgs84
