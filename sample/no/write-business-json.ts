@@ -1,13 +1,16 @@
 /**
  * Writes sample enheter / underenheter as Brønnøysund's full downloads: one gzipped JSON array
- * (`enheter_alle.json.gz`, `underenheter_alle.json.gz`), streamed record by record with
+ * each (`enheter_alle.json.gz`, `underenheter_alle.json.gz`), streamed record by record with
  * backpressure, byte-identical for the same seed and size.
  */
 import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
+import { writeTar } from '../tar-writer.js';
 import { sampleCompanies, type CompanyKind } from './companies.js';
 
 export const ENHETER_FILE = 'enheter_alle.json.gz';
@@ -28,8 +31,25 @@ export async function writeBusinessJson(context: SampleWriteContext, kind: Compa
   return stats;
 }
 
-/** Sub-units first: the demo reads the enheter file, the adapter's `inputFileName`. */
+/**
+ * The demo's input: both downloads in one tar (the pipeline's bundle of a register that
+ * publishes several files), so a nightly over the sample directory loads enheter and
+ * underenheter in one run. The members are the real downloads' names and formats.
+ */
+export const BUSINESS_BUNDLE_FILE = 'enhetsregisteret.tar';
+
+async function writeBusinessBundle(context: SampleWriteContext): Promise<{ rows: number }> {
+  const parts = await mkdtemp(path.join(path.dirname(context.path), '.enhetsregisteret-'));
+  try {
+    const main = await writeBusinessJson({ ...context, path: path.join(parts, ENHETER_FILE) }, 'enhet');
+    const sub = await writeBusinessJson({ ...context, path: path.join(parts, UNDERENHETER_FILE) }, 'underenhet');
+    await writeTar(context.path, [ENHETER_FILE, UNDERENHETER_FILE].map((name) => ({ name, file: path.join(parts, name) })));
+    return { rows: main.rows + sub.rows };
+  } finally {
+    await rm(parts, { recursive: true, force: true });
+  }
+}
+
 export const BUSINESS_SAMPLE_FILES: SampleRegisterFile[] = [
-  { sourceId: 'no-business', country: 'NO', fileName: UNDERENHETER_FILE, write: (context) => writeBusinessJson(context, 'underenhet') },
-  { sourceId: 'no-business', country: 'NO', fileName: ENHETER_FILE, write: (context) => writeBusinessJson(context, 'enhet') },
+  { sourceId: 'no-business', country: 'NO', fileName: BUSINESS_BUNDLE_FILE, write: writeBusinessBundle },
 ];

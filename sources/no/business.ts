@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { inMember, isTarName, readBundle } from '../formats/bundle.js';
 import { InputFormatError } from '../formats/input-error.js';
 import { gunzipIfCompressed, peekBytes } from '../formats/gzip-input.js';
 import type { FetchChangesContext, FetchedChanges, ParsedRecord, SourceAdapter } from '../source-adapter.js';
@@ -17,12 +18,27 @@ function firstSignificant(head: Buffer): string | undefined {
   return /\S/.exec(text)?.[0];
 }
 
-/** A full download in JSON or CSV, gzipped or not (recognised by content), or the changes file of a feed run. */
+/** Files a bundle may hold: the downloads as Brønnøysund names them, or any JSON / CSV, gzipped or not. */
+const DOWNLOAD_FILE = /\.(json|csv)(\.gz)?$/i;
+
+/**
+ * A full download, or a tar bundle of both (`enheter_alle.json.gz` + `underenheter_alle.json.gz`,
+ * one artifact for a run that loads both kinds), or the changes file of a feed run.
+ */
 async function* parseBusiness(input: Readable, { fileName }: { fileName: string }): AsyncGenerator<ParsedRecord[]> {
   if (CHANGES_FILE.test(fileName)) {
     yield* readBusinessChanges(input, { label: fileName });
     return;
   }
+  for await (const member of readBundle(input, fileName, { dataFile: DOWNLOAD_FILE })) {
+    const records = parseDownload(member.stream, member.name);
+    // In a bundle, positions run on across members and a reason names the member.
+    yield* isTarName(fileName) ? inMember(member, records) : records;
+  }
+}
+
+/** One download in JSON or CSV, gzipped or not: the format is recognised by content. */
+async function* parseDownload(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
   const { head, stream } = await peekBytes(await gunzipIfCompressed(input, fileName), 256);
   const first = firstSignificant(head);
   if (first === '[') yield* readBusinessJson(stream, { label: fileName });
@@ -50,7 +66,8 @@ export const noBusiness: SourceAdapter = {
   country: 'NO',
   title: 'Brønnøysund Enhetsregisteret (enheter, underenheter, updates feed)',
   defaultInput: `${API}/oppdateringer`,
-  inputFileName: 'enheter_alle.json.gz',
+  // Both downloads in one tar (see parseBusiness); a single download loads as it is.
+  inputFileName: 'enhetsregisteret.tar',
   downloadHeaders: (url): Record<string, string> => {
     const kind = /\/underenheter\/lastned\/?$/.test(url) ? 'underenhet' : /\/enheter\/lastned\/?$/.test(url) ? 'enhet' : null;
     // Brønnøysund answers 406 to a plain or unversioned Accept on its bulk downloads.

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
 import { sampleCompanies, sampleCompaniesOfParcel, type BrregRecord } from '../../../sample/no/companies.js';
-import { ENHETER_FILE, UNDERENHETER_FILE, writeBusinessJson } from '../../../sample/no/write-business-json.js';
+import { BUSINESS_SAMPLE_FILES, ENHETER_FILE, UNDERENHETER_FILE, writeBusinessJson } from '../../../sample/no/write-business-json.js';
 import { orgNumberProblem } from '../../../sources/no/org-number.js';
 import { noBusiness } from '../../../sources/no/business.js';
 import { createReadStream } from 'node:fs';
@@ -62,14 +62,27 @@ describe('sample companies', () => {
     expect(records).toHaveLength(written.rows);
     expect(written.rows + subs.rows).toBe(companies.length);
     expect(records.every((r) => r.forretningsadresse && !r.beliggenhetsadresse)).toBe(true);
-    // What the sample writes, the adapter reads: every record staged, none rejected.
-    for (const [file, count] of [[ENHETER_FILE, written.rows], [UNDERENHETER_FILE, subs.rows]] as const) {
-      let staged = 0;
-      for await (const batch of noBusiness.parse(createReadStream(join(dir, file)), { fileName: file })) {
-        expect(batch.filter((r) => r.kind === 'reject')).toEqual([]);
-        staged += batch.length;
-      }
-      expect(staged).toBe(count);
+  });
+
+  it('bundle both downloads in one tar the adapter reads whole, every record staged and none rejected', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'nordprop-business-'));
+    dirs.push(dir);
+    const [bundle] = BUSINESS_SAMPLE_FILES;
+    expect(bundle.fileName).toBe(noBusiness.inputFileName);
+    const path = join(dir, bundle.fileName);
+    const written = await bundle.write({ path, plan, seed: '7', parcels: 400 });
+    expect(written.rows).toBe(companies.length);
+    const again = join(dir, 'again.tar');
+    await bundle.write({ path: again, plan, seed: '7', parcels: 400 });
+    expect((await readFile(path)).equals(await readFile(again))).toBe(true);
+    let staged = 0;
+    const subUnits = new Set<string>();
+    for await (const batch of noBusiness.parse(createReadStream(path), { fileName: bundle.fileName })) {
+      expect(batch.filter((r) => r.kind === 'reject')).toEqual([]);
+      for (const record of batch) if (record.kind === 'row' && record.values[3] === true) subUnits.add(record.values[0] as string);
+      staged += batch.length;
     }
+    expect(staged).toBe(companies.length);
+    expect([...subUnits].sort()).toEqual(companies.filter((c) => c.kind === 'underenhet').map((c) => c.record.organisasjonsnummer).sort());
   });
 });
