@@ -57,12 +57,7 @@ ALTER TABLE property_transaction
 ALTER TABLE land_allocation
   ADD COLUMN source_ref text;
 
--- Postal code areas carry their postort.
-ALTER TABLE area
-  ADD COLUMN postal_place text;
-
 -- Down Migration
-ALTER TABLE area DROP COLUMN postal_place;
 ALTER TABLE land_allocation DROP COLUMN source_ref;
 ALTER TABLE property_transaction
   DROP COLUMN purchase_date, DROP COLUMN object_type_code, DROP COLUMN object_type_name,

@@ -7,6 +7,7 @@ import { noEnergy } from './no/energy.js';
 import { noCertification } from './no/certification.js';
 import { noPermits } from './no/permits.js';
 import { seEnergy } from './se/energy.js';
+import { seArea } from './se/area.js';
 import { seTransactions } from './se/transactions.js';
 import { seBusiness } from './se/business.js';
 import { seCadastre } from './se/cadastre.js';
@@ -21,7 +22,7 @@ import { noZoning } from './no/zoning.js';
 import { noBusiness } from './no/business.js';
 
 /** Every register the pipeline ingests. Adding a source means adding its adapter here. */
-export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, seBusiness, seTransactions, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning, noBusiness, seCadastre, seAddress, seBuilding];
+export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, seBusiness, seTransactions, seArea, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning, noBusiness, seCadastre, seAddress, seBuilding];
 
 export function getSource(id: string): SourceAdapter {
   const source = SOURCES.find((candidate) => candidate.id === id);

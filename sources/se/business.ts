@@ -72,5 +72,6 @@ export const seBusiness: SourceAdapter = {
   parse: (input, { fileName }) => readBusiness(input, fileName),
   repairStaged: rejectOrphanWorkplaces,
   countLive: (client) => countLiveCompanies(client),
+  nationwide: true,
   publish: (context) => publishCompanies(context),
 };

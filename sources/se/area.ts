@@ -1,0 +1,55 @@
+import type { Readable } from 'node:stream';
+import type { ParsedRecord, SourceAdapter } from '../source-adapter.js';
+import { inMember, readBundle } from '../formats/bundle.js';
+import { readHeaderedRecords } from '../formats/delimited.js';
+import { InputFormatError } from '../formats/input-error.js';
+import { readJsonLines } from '../formats/json-lines.js';
+import { utf8Text } from '../formats/text-encoding.js';
+import { repairInvalidPolygons } from '../publish/repair-polygons.js';
+import { AREA_STAGING_COLUMNS } from './area-staging.js';
+import { countLiveAreas, publishAreas } from './area-publish.js';
+import { landAllocationValues, POSTAL_REQUIRED, postalCodeValues, type LandAllocationRecord } from './area-records.js';
+import { readMunicipalityBoundaries } from './municipality-boundaries.js';
+import { RegisterValueError } from './register-value.js';
+
+function readMember(name: string, stream: Readable): AsyncIterable<ParsedRecord[]> {
+  if (/\.gpkg$/i.test(name)) return readMunicipalityBoundaries(stream, name);
+  if (/\.(csv|txt)$/i.test(name)) {
+    return readHeaderedRecords(utf8Text(stream, name), {
+      delimiter: ';', quote: '"', label: name,
+      expected: 'postal codes (UTF-8, \';\'-separated: postnummer;postort;kommunkod)',
+      required: POSTAL_REQUIRED, optional: [], toRow: postalCodeValues,
+      isRowProblem: (error): error is Error => error instanceof RegisterValueError,
+    });
+  }
+  if (/\.(jsonl|ndjson)$/i.test(name)) {
+    return readJsonLines<LandAllocationRecord>(stream, { feed: 'se-land-allocation', label: name, toRow: landAllocationValues });
+  }
+  throw new InputFormatError(`${name}: not an area file (expected municipality boundaries .gpkg, postal codes .csv, land allocations .jsonl)`);
+}
+
+async function* readAreas(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
+  for await (const member of readBundle(input, fileName, { dataFile: /\.(gpkg|csv|txt|jsonl|ndjson)$/i })) {
+    yield* inMember(member, readMember(member.name, member.stream));
+  }
+}
+
+/**
+ * Swedish areas: the 290 municipalities with their boundaries (GeoPackage, EPSG:3006), postal
+ * codes with their municipality, and municipal land allocations (JSON Lines exchange format),
+ * in one tar or each file alone (docs/sources/se-area.md).
+ */
+export const seArea: SourceAdapter = {
+  id: 'se-area',
+  country: 'SE',
+  title: 'Swedish municipalities, postal codes and land allocations',
+  defaultInput: 'https://api.lantmateriet.se/stac-vektor/v1/collections/kommun-lan-rike/items/aktuell',
+  inputFileName: 'se_omraden_0000_sverige.tar',
+  zipEntry: /\.(tar|gpkg|csv|jsonl)$/i,
+  stagingColumns: [...AREA_STAGING_COLUMNS],
+  keyColumns: ['record_kind', 'record_key'],
+  parse: (input, { fileName }) => readAreas(input, fileName),
+  repairStaged: (context) => repairInvalidPolygons(context),
+  countLive: countLiveAreas,
+  publish: publishAreas,
+};
