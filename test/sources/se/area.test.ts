@@ -87,9 +87,9 @@ describe('se-area backfill through the worker', () => {
   it('publishes the 290 municipalities with boundaries, postal codes and land allocations', async () => {
     const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-area', input: bundle });
     expect(sourceOf(summary, 'se-area')).toMatchObject({ outcome: 'published', inserted: 290 + 4 + 3, updated: 0, deleted: 0 });
-    // Stockholm's city hall (18.0544 E, 59.3275 N) lies in Stockholm and nowhere else; Norway's rows are untouched.
+    // Sergels torg (18.0649 E, 59.3326 N) lies in Stockholm and in no other municipality; Norway's rows are untouched.
     const covering = await pipeline.pool.query(
-      `SELECT code, name FROM municipality WHERE country = 'SE' AND ST_Covers(geom, ST_SetSRID(ST_MakePoint(18.0544, 59.3275), 4326))`,
+      `SELECT code, name FROM municipality WHERE country = 'SE' AND ST_Covers(geom, ST_SetSRID(ST_MakePoint(18.0649, 59.3326), 4326))`,
     );
     expect(covering.rows).toEqual([{ code: '0180', name: 'Stockholm' }]);
     expect((await pipeline.pool.query(`SELECT count(*)::int AS n FROM municipality WHERE country = 'NO'`)).rows[0].n).toBeGreaterThan(300);
