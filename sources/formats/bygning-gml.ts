@@ -107,7 +107,13 @@ class BygningParser {
     const local = localName(tag.name);
     const parent = this.stack[this.stack.length - 1];
     if (parent) parent.hasChild = true;
-    this.stack.push({ local, text: '', hasChild: false, srsName: attribute(tag, 'srsName') });
+    const srsName = attribute(tag, 'srsName');
+    this.stack.push({ local, text: '', hasChild: false, srsName });
+    // An Envelope in boundedBy states the CRS of the element that owns the boundedBy.
+    const depth = this.stack.length;
+    if (srsName !== undefined && local === 'Envelope' && depth >= 3 && this.stack[depth - 2].local === 'boundedBy') {
+      this.stack[depth - 3].srsName ??= srsName;
+    }
     if (!this.current) {
       if (local === FEATURE) this.openFeature();
       return;

@@ -71,6 +71,16 @@ describe('Matrikkelen Bygning GML reader', () => {
     expect(geographic).toMatchObject({ municipality_code: '0301', lon: '10.7461000', lat: '59.9127000', source_srid: 4258, cadastre_id: null, has_cultural_heritage: true });
   });
 
+  it('reads a WFS extract without prefixes whose CRS is stated only by the collection\'s envelope', async () => {
+    const records = await readAll(path.join(FIXTURES, 'wfs-25832.gml'));
+    expect(rejectsOf(records)).toEqual([]);
+    const [office] = rowsOf(records).map((r) => Object.fromEntries(noBuilding.stagingColumns.map((c, i) => [c.name, r.values[i]])));
+    expect(office).toMatchObject({ building_id: '300100200', building_type_code: '311', status: 'IN_USE', source_srid: 25832 });
+    // cs2cs EPSG:25832 → EPSG:4326 for 597613.40 6642917.80: 59.91218117 N, 10.74555446 E.
+    expect(Number(office.lon)).toBeCloseTo(10.74555446, 6);
+    expect(Number(office.lat)).toBeCloseTo(59.91218117, 6);
+  });
+
   it('reads the same records however the file is chunked', async () => {
     const whole = await readAll(OSLO);
     expect(await readAll(OSLO, 97)).toEqual(whole);
