@@ -93,7 +93,8 @@ export function decimal(field: string, text: string): number | null {
   return Number(text.replace(',', '.'));
 }
 
-function digits(field: string, text: string, pattern: RegExp, what: string): string | null {
+/** An optional code that must match its pattern. */
+function code(field: string, text: string, pattern: RegExp, what: string): string | null {
   if (text === '') return null;
   if (!pattern.test(text)) throw new RowError(`${field} "${text}" is not ${what}`);
   return text;
@@ -158,7 +159,7 @@ function readRow(index: ColumnIndex, cells: string[]): CellValue[] {
   return [
     certificateId,
     cadastreId,
-    digits('Bygningsnummer', f('Bygningsnummer'), /^\d{1,10}$/, 'a building number'),
+    code('Bygningsnummer', f('Bygningsnummer'), /^\d{1,10}$/, 'a building number'),
     municipality,
     label,
     heatingGrade(f('Oppvarmingskarakter')),
@@ -167,8 +168,8 @@ function readRow(index: ColumnIndex, cells: string[]): CellValue[] {
     f('GateAdresse') || null,
     postalCode(f('Postnummer')),
     f('Poststed') || null,
-    digits('BruksEnhetsNummer', unit, /^[HKLU]\d{4}$/, 'a unit number (H0101)'),
-    digits('Andelsnummer', f('Andelsnummer'), /^\d{1,6}$/, 'a share number'),
+    code('BruksEnhetsNummer', unit, /^[HKLU]\d{4}$/, 'a unit number (H0101)'),
+    code('Andelsnummer', f('Andelsnummer'), /^\d{1,6}$/, 'a share number'),
     organizationNumber(f('Organisasjonsnummer')),
     f('Bygningskategori') || null,
     constructionYear(f('Byggear')),

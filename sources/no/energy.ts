@@ -5,13 +5,11 @@ import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-tab
 
 export const ENERGY_FILE_NAME = 'Enova_0000_Norge_Energiattester.csv';
 
-const staged = (names: string[]) => Object.fromEntries(names.map((name) => [name, `s.${name}`]));
-
 const ENERGY_MERGE: TableMerge = {
   liveTable: 'energy_certificate',
   keyColumn: 'certificate_id',
   columns: {
-    ...staged(ENERGY_STAGING_COLUMNS.map((column) => column.name).filter((name) => name !== 'certificate_id')),
+    ...Object.fromEntries(ENERGY_STAGING_COLUMNS.slice(1).map((column) => [column.name, `s.${column.name}`])),
     // An energy certificate is valid for ten years from issue (energimerkeforskriften).
     valid_to_date: `(s.issued_date + interval '10 years')::date`,
     source: `'ENERGY_AGENCY'`,
