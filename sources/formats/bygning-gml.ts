@@ -45,7 +45,8 @@ function localName(qualified: string): string {
 }
 
 function attribute(tag: SaxesTagPlain, name: string): string | undefined {
-  for (const [key, value] of Object.entries(tag.attributes)) if (localName(key) === name) return value;
+  const attributes = tag.attributes;
+  for (const key in attributes) if (key === name || key.endsWith(`:${name}`)) return attributes[key];
   return undefined;
 }
 
@@ -127,11 +128,20 @@ class BygningParser {
 
   private openFeature(): void {
     // The excerpt starts at this start tag: the last '<' before saxes' position in this piece.
-    // The start tag may straddle the previous piece, whose tail is kept for this.
-    const text = this.tail + this.piece;
-    const at = this.tail.length + this.sax.position - this.rawStart;
-    const from = Math.max(0, text.lastIndexOf('<', at - 1));
-    this.featureStart = this.rawStart - this.tail.length + from;
+    // saxes' position is just past the start tag; the tag may straddle the previous piece,
+    // whose tail is kept for that case only (joining on every feature would copy each piece).
+    const at = this.sax.position - this.rawStart;
+    let from = this.piece.lastIndexOf('<', at - 1);
+    let excerpt: string;
+    if (from >= 0) {
+      this.featureStart = this.rawStart + from;
+      excerpt = this.piece.slice(from, from + RAW_CAP);
+    } else {
+      const text = this.tail + this.piece;
+      from = Math.max(0, text.lastIndexOf('<', this.tail.length + at - 1));
+      this.featureStart = this.rawStart - this.tail.length + from;
+      excerpt = text.slice(from, from + RAW_CAP);
+    }
     this.current = {
       position: ++this.count,
       fields: {},
@@ -139,7 +149,7 @@ class BygningParser {
       matrikkelenheter: [],
       bruksenheter: [],
       statusHistory: [],
-      raw: text.slice(from, from + RAW_CAP),
+      raw: excerpt,
     };
     this.featureDepth = this.stack.length;
   }
