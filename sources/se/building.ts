@@ -128,23 +128,18 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
   // (touching parts become one polygon), the area measured in SWEREF 99 TM.
   await client.query(
     `CREATE TEMP TABLE se_building_dissolved ON COMMIT DROP AS
-     SELECT d.*, CASE WHEN d.parts = 1 THEN d.single_area_m2 ELSE round(ST_Area(ST_Transform(d.geom, ${SWEREF99_TM}))::numeric, 2)::double precision END AS footprint_m2
+     SELECT first.building_id, first.municipality_code, first.building_type_code, first.building_type_name, first.is_main_building,
+            first.house_number, first.purposes, first.source_updated_at, first.source_srid, parts.geom, parts.row_hash,
+            CASE WHEN parts.count = 1 THEN coalesce(first.area_m2, ST_Area(ST_Transform(first.geom, ${SWEREF99_TM})))
+                 ELSE round(ST_Area(ST_Transform(parts.geom, ${SWEREF99_TM}))::numeric, 2)::double precision END AS footprint_m2
      FROM (
-       SELECT s.building_id,
-              (array_agg(s.municipality_code ORDER BY s.src_pos))[1] AS municipality_code,
-              (array_agg(s.building_type_code ORDER BY s.src_pos))[1] AS building_type_code,
-              (array_agg(s.building_type_name ORDER BY s.src_pos))[1] AS building_type_name,
-              (array_agg(s.is_main_building ORDER BY s.src_pos))[1] AS is_main_building,
-              (array_agg(s.house_number ORDER BY s.src_pos))[1] AS house_number,
-              (array_agg(s.purposes ORDER BY s.src_pos))[1] AS purposes,
-              (array_agg(s.source_updated_at ORDER BY s.src_pos))[1] AS source_updated_at,
-              min(s.source_srid) AS source_srid,
-              count(*) AS parts,
-              CASE WHEN count(*) = 1 THEN (array_agg(s.geom))[1] ELSE ST_Multi(ST_CollectionExtract(ST_UnaryUnion(ST_Collect(s.geom)), 3)) END AS geom,
-              coalesce(min(s.area_m2), ST_Area(ST_Transform((array_agg(s.geom))[1], ${SWEREF99_TM}))) AS single_area_m2,
+       SELECT s.building_id, count(*) AS count,
+              CASE WHEN count(*) = 1 THEN ST_Multi((array_agg(s.geom))[1])
+                   ELSE ST_Multi(ST_CollectionExtract(ST_UnaryUnion(ST_Collect(s.geom)), 3)) END AS geom,
               md5(string_agg(s.row_hash::text, ',' ORDER BY s.src_pos))::uuid AS row_hash
        FROM ${stagingTable} s GROUP BY s.building_id
-     ) d`,
+     ) parts
+     JOIN (SELECT DISTINCT ON (building_id) * FROM ${stagingTable} ORDER BY building_id, src_pos) first USING (building_id)`,
   );
   const snapshot = await linkedSnapshot(client, 'se_building_dissolved', 'se_building_snapshot', 'building_id', 'ST_PointOnSurface(s.geom)');
   const counts = await mergeTable(client, snapshot, BUILDING_MERGE, scope, runId);

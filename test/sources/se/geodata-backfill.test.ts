@@ -1,0 +1,171 @@
+import path from 'node:path';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GeoPackage } from '../../../sources/formats/geopackage.js';
+import { multiPolygonEwkt } from '../../../sources/geo/ewkt.js';
+import { transformTo } from '../../../sources/geo/reproject.js';
+import { seAddress } from '../../../sources/se/address.js';
+import { seBuilding } from '../../../sources/se/building.js';
+import { seCadastre } from '../../../sources/se/cadastre.js';
+import { lookupCoordinate } from '../../../store/coordinate-lookup.js';
+import { planSwedishSample, propertiesOfSwedishPlan, type SeSampleProperty } from '../../../sample/se/properties.js';
+import { writeSeAddressGpkg, writeSeBuildingGpkg, writeSeCadastreGpkg } from '../../../sample/se/write-geopackages.js';
+import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
+import { runBackfill, runRefresh, sourceOf } from '../../support/runs.js';
+import { realByggnadGpkg } from './gpkg-support.js';
+
+const COUNT = 400;
+const SEED = 'se-geodata';
+const toWgs84 = transformTo(3006);
+let pipeline: TestPipeline;
+let truth: SeSampleProperty[];
+let sampleDir: string;
+const file = (name: string) => path.join(sampleDir, name);
+
+/** Every Swedish live row of the tables these sources write. */
+async function swedishDigest(pool: pg.Pool): Promise<Record<string, string>> {
+  const digest: Record<string, string> = {};
+  for (const table of ['parcel', 'parcel_property', 'property_register', 'address', 'building']) {
+    const result = await pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t WHERE country = 'SE'`);
+    digest[table] = `${result.rows[0].n}:${result.rows[0].md5}`;
+  }
+  return digest;
+}
+
+beforeAll(async () => {
+  pipeline = await startPipeline();
+  sampleDir = path.join(pipeline.dataDir, 'sample');
+  await import('node:fs/promises').then((fs) => fs.mkdir(sampleDir, { recursive: true }));
+  const context = { seed: SEED, parcels: COUNT, plan: undefined as never };
+  writeSeCadastreGpkg({ ...context, path: file(seCadastre.inputFileName) });
+  writeSeAddressGpkg({ ...context, path: file(seAddress.inputFileName) });
+  writeSeBuildingGpkg({ ...context, path: file(seBuilding.inputFileName) });
+  truth = [...propertiesOfSwedishPlan(planSwedishSample(COUNT, SEED))];
+});
+afterAll(async () => {
+  await pipeline?.stop();
+});
+
+describe('Swedish GeoPackage registers through the worker', () => {
+  it('loads the real Lantmäteriet buildings, placed in their municipality by its real boundary', async () => {
+    // The municipality boundaries as the area source publishes them (from the real SCB GeoPackage).
+    const gpkg = GeoPackage.open('/work/shared/data/real/se-kommuner-3006.gpkg');
+    try {
+      const layer = gpkg.layer('sveriges_kommuner_sf_simple', 3006);
+      for (const f of gpkg.features(layer, ['municipality_code', 'municipality_name'])) {
+        const polygons = (f.geometry as { polygons: number[][][] }).polygons;
+        await pipeline.pool.query(
+          `INSERT INTO municipality (country, code, name, geom) VALUES ('SE', $1, $2, ST_GeomFromEWKT($3))
+           ON CONFLICT (country, code) DO UPDATE SET geom = excluded.geom`,
+          [f.attributes.municipality_code, f.attributes.municipality_name, multiPolygonEwkt(polygons, toWgs84)],
+        );
+      }
+    } finally {
+      gpkg.close();
+    }
+    const real = realByggnadGpkg(path.join(pipeline.dataDir, 'byggnad_real_sample.gpkg'));
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-building', input: real });
+    expect(sourceOf(summary, 'se-building')).toMatchObject({ outcome: 'published', rowsRead: 14, rowsStaged: 14, rowsRejected: 0, inserted: 14 });
+    const row = (await pipeline.pool.query(
+      `SELECT municipality_code, building_type_code, building_type_name, cadastre_id, ST_Y(location) AS lat, ST_X(location) AS lon, footprint_m2
+       FROM building WHERE country = 'SE' AND building_id = '78128735-9eb5-4712-a158-cb7bb0613779'`,
+    )).rows[0];
+    // 657472 E, 6582305 N: Stockholm's suburbs west of the city (Ekerö / Järfälla / Stockholm border area).
+    expect(row).toMatchObject({ building_type_code: '2065', building_type_name: 'Ekonomibyggnad', cadastre_id: null });
+    expect(row.municipality_code).toMatch(/^01\d\d$/);
+    expect(row.lat).toBeCloseTo(59.35, 1);
+    expect(row.lon).toBeCloseTo(17.77, 1);
+  });
+
+  it('publishes every area as a parcel of its property, and the properties to property_register', async () => {
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-cadastre', input: file(seCadastre.inputFileName) });
+    const areas = truth.reduce((n, p) => n + p.areas.length, 0);
+    expect(sourceOf(summary, 'se-cadastre')).toMatchObject({ outcome: 'published', rowsRead: areas, rowsStaged: areas, rowsRejected: 0, rowsRepaired: 0 });
+    const registered = await pipeline.pool.query(`SELECT cadastre_id, register_ref, designation, property_type, area_m2, plot_count, municipality_code FROM property_register WHERE country = 'SE'`);
+    expect(registered.rowCount).toBe(truth.length);
+    const byId = new Map(registered.rows.map((r) => [r.cadastre_id, r]));
+    for (const p of truth) {
+      expect(byId.get(p.cadastreId)).toMatchObject({
+        register_ref: p.registerenhetsreferens, designation: p.designation, municipality_code: p.kommunkod,
+        property_type: p.kind === 'samfallighet' ? 'SAMFÄLLIGHET' : 'FASTIGHET', plot_count: p.areas.length,
+      });
+      expect(Math.abs(byId.get(p.cadastreId).area_m2 - p.areas.reduce((s, a) => s + a.area, 0))).toBeLessThan(0.05);
+    }
+    const view = await pipeline.pool.query(`SELECT count(*)::int AS n FROM property WHERE country = 'SE'`);
+    expect(view.rows[0].n).toBe(truth.length);
+  });
+
+  it('resolves a coordinate in Sweden to the property covering it, on either of its areas', async () => {
+    const twoAreas = truth.find((p) => p.areas.length === 2 && p.addresses.length > 0)!;
+    const [east, north] = twoAreas.areas[1].exterior[0];
+    const [lon, lat] = toWgs84(east + 2, north + 2);
+    const hit = await lookupCoordinate(pipeline.pool, 'SE', lat, lon);
+    expect(hit.property).toMatchObject({ cadastreId: twoAreas.cadastreId, plotCount: 2, propertyType: 'FASTIGHET' });
+    expect(hit.parcel?.parcelId).toBe(twoAreas.areas[1].objektidentitet);
+    const kvarter = truth.find((p) => p.kind === 'kvarter')!;
+    const [kLon, kLat] = toWgs84(kvarter.areas[0].exterior[0][0] + 1, kvarter.areas[0].exterior[0][1] + 1);
+    expect((await lookupCoordinate(pipeline.pool, 'SE', kLat, kLon)).property?.cadastreId).toBe(kvarter.cadastreId);
+  });
+
+  it('publishes addresses, each joined to the property whose parcel covers it', async () => {
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-address', input: file(seAddress.inputFileName) });
+    const addresses = truth.flatMap((p) => p.addresses.map((a) => ({ p, a })));
+    expect(sourceOf(summary, 'se-address')).toMatchObject({ outcome: 'published', rowsRead: addresses.length, rowsRejected: 0, inserted: addresses.length });
+    const live = new Map((await pipeline.pool.query(`SELECT address_id, cadastre_id, address_text, postal_code, status, municipality_code FROM address WHERE country = 'SE'`)).rows.map((r) => [r.address_id, r]));
+    expect(live.size).toBe(addresses.length);
+    for (const { p, a } of addresses) {
+      expect(live.get(a.objektidentitet)).toMatchObject({
+        cadastre_id: p.cadastreId, address_text: `${a.adressomrade} ${a.expectedHouseNumber}`, postal_code: String(a.postnummer).padStart(5, '0'),
+        status: a.statusforbelagenhetsadress, municipality_code: p.kommunkod,
+      });
+    }
+    const withAddress = addresses[0];
+    const [lon, lat] = toWgs84(...withAddress.a.point);
+    const hit = await lookupCoordinate(pipeline.pool, 'SE', lat, lon);
+    expect(hit.property?.cadastreId).toBe(withAddress.p.cadastreId);
+    expect(hit.property?.addresses.map((x) => x.text)).toContain(`${withAddress.a.adressomrade} ${withAddress.a.expectedHouseNumber}`);
+  });
+
+  it('publishes buildings with multipart rows dissolved, on their property', async () => {
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-building', input: file(seBuilding.inputFileName) });
+    const buildings = truth.flatMap((p) => p.buildings.map((b) => ({ p, b })));
+    const parts = buildings.reduce((n, { b }) => n + b.parts.length, 0);
+    expect(sourceOf(summary, 'se-building')).toMatchObject({ outcome: 'published', rowsRead: parts, rowsStaged: parts, rowsRejected: 0, inserted: buildings.length });
+    const live = new Map((await pipeline.pool.query(
+      `SELECT building_id, cadastre_id, municipality_code, is_main_building, house_number, purposes, building_type_name, footprint_m2,
+              ST_NumGeometries(geom) AS polygons, ST_Covers(geom, location) AS location_inside
+       FROM building WHERE country = 'SE' AND municipality_code IN (SELECT DISTINCT municipality_code FROM property_register WHERE country = 'SE')`,
+    )).rows.map((r) => [r.building_id, r]));
+    expect(live.size).toBe(buildings.length);
+    for (const { p, b } of buildings) {
+      const row = live.get(b.objektidentitet);
+      expect(row).toMatchObject({ cadastre_id: p.cadastreId, municipality_code: p.kommunkod, is_main_building: b.huvudbyggnad === 'Ja', house_number: String(b.husnummer), purposes: b.andamal, building_type_name: b.objekttyp, location_inside: true });
+      const area = b.parts.reduce((s, part) => s + Math.abs((part[1][0] - part[0][0]) * (part[2][1] - part[1][1])), 0);
+      expect(Math.abs(row.footprint_m2 - area)).toBeLessThan(0.05);
+      if (b.parts.length === 2) {
+        const touching = b.parts[0][1][0] === b.parts[1][0][0];
+        expect(row.polygons, `multipart ${b.objektidentitet}`).toBe(touching ? 1 : 2);
+      }
+    }
+    expect(buildings.some(({ b }) => b.parts.length === 2)).toBe(true);
+  });
+
+  it('changes nothing on a second identical run: unchanged, and zero changes when forced', async () => {
+    const before = await swedishDigest(pipeline.pool);
+    for (const source of [seCadastre, seAddress, seBuilding]) {
+      const again = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: source.id, input: file(source.inputFileName) });
+      expect(sourceOf(again, source.id)).toMatchObject({ outcome: 'unchanged', inserted: 0, updated: 0, deleted: 0 });
+      const forced = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: source.id, input: file(source.inputFileName), force: true });
+      expect(sourceOf(forced, source.id)).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
+    }
+    expect(await swedishDigest(pipeline.pool)).toEqual(before);
+  });
+
+  it('runs in a refresh after the cadastre they depend on, and changes nothing there either', async () => {
+    process.env.NORDPROP_INPUT_DIR = sampleDir;
+    const before = await swedishDigest(pipeline.pool);
+    const summary = await runRefresh(pipeline.client, pipeline.taskQueue, { sources: ['se-building', 'se-address', 'se-cadastre'], force: true });
+    for (const id of ['se-cadastre', 'se-address', 'se-building']) expect(sourceOf(summary, id)).toMatchObject({ outcome: 'published', rowsRejected: 0, inserted: 0, updated: 0, deleted: 0 });
+    expect(await swedishDigest(pipeline.pool)).toEqual(before);
+  });
+});
