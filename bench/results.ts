@@ -3,6 +3,7 @@ import type { CeilingMeasurement, CeilingShape } from './copy-ceiling.js';
 import type { MachineInfo } from './machine.js';
 import type { OgrMeasurement } from './ogr2ogr.js';
 import type { PublishBreakdown } from './publish-breakdown.js';
+import type { RegisterLoads } from './register-loads.js';
 import type { BenchSample } from './sample-data.js';
 import type { StageLevel } from './stage-breakdown.js';
 import type { MemoryPeak } from './worker-process.js';
@@ -75,5 +76,7 @@ export interface BenchResults {
   sample: BenchSample;
   address: SourceResult;
   cadastre: SourceResult;
+  /** Every other register, end to end. */
+  registers: RegisterLoads[];
   nightly: NightlyRun[];
 }

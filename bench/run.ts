@@ -18,14 +18,15 @@ import type { PublishBreakdown } from './publish-breakdown.js';
 import { snapshotBuild, type BuildSnapshot } from './snapshot.js';
 import type { StageLevel } from './stage-breakdown.js';
 import { connectPipelineClient, runBackfill, runNightly, type PipelineClient, type PipelineRun } from './pipeline-run.js';
+import { measureRegisterLoads } from './register-loads.js';
 import { renderReport, renderSummary } from './report.js';
+import { SOURCES } from '../sources/registry.js';
 import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
 import { ensureSample, type BenchSample, type InputFile } from './sample-data.js';
 import { startTemporalServer, type TemporalServer } from '../lib/temporal/dev-server.js';
 import { startWorker, type MemoryPeak, type WorkerEnv, type WorkerProcess } from './worker-process.js';
 
 const TASK_QUEUE = 'bench';
-const SOURCES = ['no-address', 'no-cadastre'];
 
 const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -161,10 +162,10 @@ async function measureSource(
 }
 
 async function measureNightly(ctx: Context): Promise<NightlyRun[]> {
-  log(`== nightly refresh on unchanged inputs: ${ctx.options.runs} run(s)`);
+  log(`== nightly refresh of every source on unchanged inputs: ${ctx.options.runs} run(s)`);
   const runs: NightlyRun[] = [];
   for (let i = 1; i <= ctx.options.runs; i++) {
-    const { result: run, memory, build } = await withWorker(ctx, () => runNightly(ctx.pipeline, ctx.pool, TASK_QUEUE, SOURCES));
+    const { result: run, memory, build } = await withWorker(ctx, () => runNightly(ctx.pipeline, ctx.pool, TASK_QUEUE, SOURCES.map((s) => s.id)));
     const outcomes = Object.fromEntries(Object.entries(run.ledger).map(([s, e]) => [s, e.outcome]));
     const phasesMs = Object.fromEntries(Object.entries(run.ledger).map(([s, e]) => [s, e.durationsMs]));
     runs.push({ runId: run.runId, seconds: run.seconds, outcomes, phasesMs, memory, build });
@@ -238,8 +239,12 @@ async function main(): Promise<void> {
       expectedRows: sample.parcels,
       ogr: () => teigLoad(options.databaseName, sample.teig.zipPath, sample.teig.entry),
     });
-    // Both sources are published now (each reset only its own tables): the nightly finds both unchanged.
     log(`live rows: ${await countRows(pool, 'address')} addresses, ${await countRows(pool, 'parcel')} parcels`);
+    const registers = await measureRegisterLoads(pool, options.runs, sample.sourceFiles, async (sourceId, input) => {
+      const { result: run, memory, build } = await withWorker(ctx, () => runBackfill(pipeline!, pool, TASK_QUEUE, sourceId, input));
+      return loadRun(run, sourceId, memory, build);
+    }, log);
+    // Every source is published now (each reset only its own rows): the nightly finds all unchanged.
     const nightly = await measureNightly(ctx);
 
     const results: BenchResults = {
@@ -254,6 +259,7 @@ async function main(): Promise<void> {
       sample,
       address,
       cadastre,
+      registers,
       nightly,
     };
     await writeFile(path.join(options.workDir, `results-${options.parcels}.json`), `${JSON.stringify(results, null, 2)}\n`);

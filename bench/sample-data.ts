@@ -23,6 +23,8 @@ export interface BenchSample {
   generateSeconds: number;
   address: InputFile;
   teig: InputFile;
+  /** Every sample file by the source it feeds. */
+  sourceFiles: Record<string, string>;
 }
 
 function entrySize(zipPath: string, name: string): Promise<number> {
@@ -67,5 +69,6 @@ export async function ensureSample(dir: string, parcels: number, log: (line: str
     generateSeconds: (Date.now() - started) / 1000,
     address: await describe(result.files.addressCsvZip, ADDRESS_CSV_ENTRY),
     teig: await describe(result.files.teigGmlZip, TEIG_GML_ENTRY),
+    sourceFiles: result.sourceFiles,
   };
 }

@@ -19,7 +19,7 @@ const mib = (bytes: number) => `${int(bytes / 2 ** 20)} MiB`;
 export const footprint = (memory: { peakBytes: number; sampledTreeRssBytes: number }) => Math.max(memory.peakBytes, memory.sampledTreeRssBytes);
 
 export function workerPeaks(results: BenchResults): number[] {
-  return [...results.address.loads, ...results.cadastre.loads, ...results.nightly].map((run) => footprint(run.memory));
+  return [...results.address.loads, ...results.cadastre.loads, ...results.registers.flatMap((r) => r.loads), ...results.nightly].map((run) => footprint(run.memory));
 }
 
 export function evaluateTargets(results: BenchResults): TargetVerdict[] {
