@@ -141,7 +141,9 @@ describe('Swedish GeoPackage registers through the worker', () => {
       const row = live.get(b.objektidentitet);
       expect(row).toMatchObject({ cadastre_id: p.cadastreId, municipality_code: p.kommunkod, is_main_building: b.huvudbyggnad === 'Ja', house_number: String(b.husnummer), purposes: b.andamal, building_type_name: b.objekttyp, location_inside: true });
       const area = b.parts.reduce((s, part) => s + Math.abs((part[1][0] - part[0][0]) * (part[2][1] - part[1][1])), 0);
-      expect(Math.abs(row.footprint_m2 - area)).toBeLessThan(0.05);
+      // One part: the planar area staged from the file. Dissolved parts: re-measured after the
+      // round trip through 7-decimal WGS84 (about a centimetre per vertex).
+      expect(Math.abs(row.footprint_m2 - area)).toBeLessThan(b.parts.length === 1 ? 0.01 : 0.2);
       if (b.parts.length === 2) {
         const touching = b.parts[0][1][0] === b.parts[1][0][0];
         expect(row.polygons, `multipart ${b.objektidentitet}`).toBe(touching ? 1 : 2);
