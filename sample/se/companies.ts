@@ -1,0 +1,174 @@
+/**
+ * Swedish companies for the sample, at real sample addresses: about one property in four with
+ * an address houses one or two. Each is written three ways, as the registers do:
+ * - Bolagsverket's bulk file (UTF-8, `;`, quoted, `$`/`|` encoding): name, form, dates, and a
+ *   postal address (often a box address elsewhere);
+ * - SCB's bulk file (Latin-1, TAB): SNI codes and the address in register style (upper case,
+ *   `GATAN` shortened to `G`, the letter run into the number: `STORG 12A`);
+ * - SCB's workplaces (Latin-1, TAB): the visiting address as the street sign spells it.
+ * `sampleSwedishCompaniesOf` keeps the truth (which property and address a company sits at) for
+ * tenant matching and tests.
+ */
+import path from 'node:path';
+import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
+import { parcelRng, pick, type Rng } from '../random.js';
+import { writeTar } from '../tar-writer.js';
+import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
+import { withScratchDir, writeLines } from './text-file.js';
+import type { SeSampleProperty } from './types.js';
+
+export const SE_BUSINESS_FILE_NAME = 'se_foretag_0000_bolagsverket_scb.tar';
+const SHARE = 0.25;
+
+const NAME_WORDS = ['Norr', 'Söder', 'Berg', 'Sjö', 'Ek', 'Lind', 'Björk', 'Gran', 'Fjäll', 'Älv', 'Ström', 'Dal', 'Ängs', 'Hav', 'Sol', 'Vind', 'Sten', 'Äng'];
+const NAME_ENDINGS = ['Konsult', 'Bygg', 'Fastigheter', 'Data', 'Design', 'Handel', 'Redovisning', 'Teknik', 'Café', 'Frisör', 'Måleri', 'Transport'];
+const FIRST_NAMES = ['Anna', 'Erik', 'Maria', 'Lars', 'Karin', 'Anders', 'Eva', 'Johan', 'Åsa', 'Per', 'Linnéa', 'Björn', 'Sofia', 'Oskar'];
+const SURNAMES = ['Andersson', 'Johansson', 'Karlsson', 'Nilsson', 'Eriksson', 'Larsson', 'Olsson', 'Persson', 'Svensson', 'Gustafsson', 'Lindström', 'Öberg'];
+/** SNI 2007 codes and the work they stand for (the ending above picks one). */
+const SNI: Record<string, string> = {
+  Konsult: '70220', Bygg: '41200', Fastigheter: '68204', Data: '62010', Design: '74101', Handel: '47190',
+  Redovisning: '69201', Teknik: '71121', Café: '56101', Frisör: '96021', Måleri: '43341', Transport: '49410',
+};
+
+export interface SeSampleCompany {
+  /** Bolagsverket's org_id: the organisationsnummer, or `<personnummer>-<löpnummer>` for a sole trader. */
+  orgId: string;
+  /** The ten digits both registers share. */
+  identity: string;
+  soleTrader: boolean;
+  name: string;
+  sni: string;
+  /** Where it sits: the property and the address (truth for tenant matching). */
+  cadastreId: string;
+  addressId: string;
+  /** The address as the street sign spells it (`Storgatan 12A`) and as SCB writes it (`STORG 12A`). */
+  street: string;
+  registerStreet: string;
+  postalCode: string;
+  postort: string;
+  kommunkod: string;
+  registered: string;
+  workplaceId: string | null;
+  postalBox: string | null;
+}
+
+function luhnDigit(digits: string): number {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return (10 - (sum % 10)) % 10;
+}
+
+/** A unique organisationsnummer per company number `n` (`55` + seven digits + check digit). */
+const orgNumber = (n: number) => {
+  const body = `55${String(n).padStart(7, '0')}`;
+  return `${body}${luhnDigit(body)}`;
+};
+/** A unique personnummer per `n`: a birth date counted from 1950 and a three-digit serial. */
+function personNumber(n: number): string {
+  const born = new Date(Date.UTC(1950, 0, 1) + Math.floor(n / 1000) * 86_400_000);
+  const body = `${born.toISOString().slice(2, 10).replace(/-/g, '')}${String(n % 1000).padStart(3, '0')}`;
+  return `${body}${luhnDigit(body)}`;
+}
+
+/** `Storgatan 12 A` → `STORG 12A`: how the business register abbreviates and runs letters in. */
+function registerStyle(street: string): string {
+  return street.toLocaleUpperCase('sv-SE').replace(/GATAN\b/, 'G').replace(/VÄGEN\b/, 'V').replace(/(\d+)\s+([A-ZÅÄÖ])\b/, '$1$2');
+}
+
+function dateBetween(rng: Rng, fromYear: number, toYear: number): string {
+  const from = Date.UTC(fromYear, 0, 1);
+  const days = Math.floor(rng() * ((Date.UTC(toYear, 11, 31) - from) / 86_400_000));
+  return new Date(from + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The companies at a property (none for most), deterministic from the seed. */
+export function sampleSwedishCompaniesOf(property: SeSampleProperty, seed: string): SeSampleCompany[] {
+  const address = property.addresses[0];
+  if (!address) return [];
+  const rng = parcelRng(`${seed}#se-business`, property.index);
+  if (rng() >= SHARE) return [];
+  const count = rng() < 0.3 ? 2 : 1;
+  const street = `${address.adressomrade} ${address.expectedHouseNumber}`;
+  return Array.from({ length: count }, (_, k) => {
+    const n = property.index * 2 + k;
+    const soleTrader = rng() < 0.2;
+    const ending = pick(rng, NAME_ENDINGS);
+    const person = `${pick(rng, FIRST_NAMES)} ${pick(rng, SURNAMES)}`;
+    const name = soleTrader ? `${person.split(' ')[0]}s ${ending}` : `${pick(rng, NAME_WORDS)}${ending.toLocaleLowerCase('sv-SE')} AB`;
+    const identity = soleTrader ? personNumber(n) : orgNumber(n);
+    return {
+      orgId: soleTrader ? `${identity}-1` : identity,
+      identity,
+      soleTrader,
+      name,
+      sni: SNI[ending],
+      cadastreId: property.cadastreId,
+      addressId: address.objektidentitet,
+      street,
+      registerStreet: registerStyle(street),
+      postalCode: String(address.postnummer).padStart(5, '0'),
+      postort: address.postort,
+      kommunkod: property.kommunkod,
+      registered: dateBetween(rng, 1990, 2025),
+      workplaceId: soleTrader ? null : String(10_000_000 + n),
+      postalBox: !soleTrader && rng() < 0.3 ? `Box ${100 + (n % 9000)}` : null,
+    };
+  });
+}
+
+const quoted = (fields: string[]) => `${fields.map((f) => `"${f}"`).join(';')}\n`;
+const tabbed = (fields: string[]) => `${fields.join('\t')}\n`;
+
+function* bolagsverketLines(companies: () => Iterable<SeSampleCompany>): Generator<string> {
+  yield 'organisationsidentitet;namnskyddslopnummer;registreringsland;organisationsnamn;organisationsform;avregistreringsdatum;avregistreringsorsak;pagandeAvvecklingsEllerOmstruktureringsforfarande;registreringsdatum;verksamhetsbeskrivning;postadress\n';
+  for (const c of companies()) {
+    const postal = c.postalBox ? `${c.postalBox}$$${c.postort}$${c.postalCode}$SE-LAND` : `${c.street}$$${c.postort}$${c.postalCode}$SE-LAND`;
+    yield quoted([
+      `${c.identity}$${c.soleTrader ? 'PERSON' : 'ORGNR'}-IDORG`, c.soleTrader ? '1' : '', 'SE-LAND', `${c.name}$${c.soleTrader ? 'NAMN' : 'FORETAGSNAMN'}-ORGNAM$${c.registered}`,
+      c.soleTrader ? 'E-ORGFO' : 'AB-ORGFO', '', '', '', c.registered, '', postal,
+    ]);
+  }
+}
+
+function* scbLines(companies: () => Iterable<SeSampleCompany>): Generator<string> {
+  yield tabbed(['PeOrgNr', 'Foretagsnamn', 'Namn', 'COAdress', 'Gatuadress', 'PostNr', 'PostOrt', 'JurForm', 'FtgStat', 'JEStat', 'Ng1', 'Ng2', 'Ng3', 'Ng4', 'Ng5', 'RegDatKtid']);
+  for (const c of companies()) {
+    yield tabbed([
+      `${c.soleTrader ? (Number(c.identity.slice(0, 2)) > 25 ? '19' : '20') : '16'}${c.identity}`, c.name.toLocaleUpperCase('sv-SE'), '', '', c.registerStreet, c.postalCode, c.postort,
+      c.soleTrader ? '10' : '49', '1', '1', c.sni, '', '', '', '', c.registered.replace(/-/g, ''),
+    ]);
+  }
+}
+
+function* workplaceLines(companies: () => Iterable<SeSampleCompany>): Generator<string> {
+  yield tabbed(['CFARNr', 'PeOrgNr', 'Benämning', 'BesöksAdress', 'BesöksPostNr', 'BesöksPostOrt', 'Kommun, kod', 'Arbetsställestatus, kod', 'Startdatum', 'Slutdatum']);
+  for (const c of companies()) {
+    if (!c.workplaceId) continue;
+    yield tabbed([c.workplaceId, `16${c.identity}`, c.name, c.street, c.postalCode, c.postort, c.kommunkod, '1', c.registered.replace(/-/g, ''), '']);
+  }
+}
+
+export async function writeSeBusinessSample(context: SampleWriteContext): Promise<{ rows: number }> {
+  const plan = planSwedishSample(swedishPropertyCount(context.parcels), context.seed);
+  const companies = function* () {
+    for (const property of propertiesOfSwedishPlan(plan)) yield* sampleSwedishCompaniesOf(property, context.seed);
+  };
+  return withScratchDir(async (dir) => {
+    const files = {
+      bolagsverket: path.join(dir, 'bolagsverket_bulkfil.txt'),
+      scb: path.join(dir, 'scb_bulkfil_JE_20240101T000000_1.txt'),
+      workplaces: path.join(dir, 'scb_arbetsstallen_20240101.txt'),
+    };
+    const rows = (await writeLines(files.bolagsverket, bolagsverketLines(companies))) - 1;
+    await writeLines(files.scb, scbLines(companies), 'latin1');
+    await writeLines(files.workplaces, workplaceLines(companies), 'latin1');
+    await writeTar(context.path, Object.values(files).map((file) => ({ name: path.basename(file), file })));
+    return { rows };
+  });
+}
+
+export const SE_BUSINESS_SAMPLE_FILE: SampleRegisterFile = { sourceId: 'se-business', country: 'SE', fileName: SE_BUSINESS_FILE_NAME, write: writeSeBusinessSample };

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { planSample } from '../../../sample/plan.js';
+import { SE_REGISTER_SAMPLE_FILES } from '../../../sample/se/register-samples.js';
+import { sampleSwedishCompaniesOf } from '../../../sample/se/companies.js';
+import { sampleDeclarationOf } from '../../../sample/se/energy-declarations.js';
+import { sampleSalesOf } from '../../../sample/se/property-sales.js';
+import { sampleSwedishProperties } from '../../../sample/se/properties.js';
+import { getSource } from '../../../sources/registry.js';
+import { parseAll, rowObject } from '../../sources/se/parse-all.js';
+import { tempDir } from '../helpers.js';
+
+const SEED = 'se-registers';
+const PARCELS = 600;
+let dir: string;
+const written = new Map<string, string>();
+
+beforeAll(async () => {
+  dir = await tempDir('se-register-samples');
+  const plan = planSample(PARCELS, SEED);
+  for (const file of SE_REGISTER_SAMPLE_FILES) {
+    const target = path.join(dir, file.fileName);
+    await file.write({ path: target, plan, seed: SEED, parcels: PARCELS });
+    written.set(file.sourceId, target);
+  }
+});
+
+const properties = () => [...sampleSwedishProperties(SEED, PARCELS)];
+
+describe('Swedish register samples', () => {
+  it('name each file as its source reads it', () => {
+    for (const file of SE_REGISTER_SAMPLE_FILES) expect(file.fileName).toBe(getSource(file.sourceId).inputFileName);
+  });
+
+  it('energy declarations load without a reject, on the sample properties that have buildings', async () => {
+    const source = getSource('se-energy');
+    const { rows, rejects } = await parseAll(source, written.get('se-energy')!);
+    expect(rejects).toEqual([]);
+    const truth = properties().map((p) => sampleDeclarationOf(p, SEED)).filter((d) => d !== null);
+    expect(rows.length).toBe(truth.length);
+    expect(rows.length).toBeGreaterThan(PARCELS * 0.2);
+    const staged = rows.map((r) => rowObject(source, r.values));
+    // The designation without its municipality, plus the kommunkod, gives back the property's cadastreId.
+    expect(staged.map((r) => [r.certificate_id, r.cadastre_id, r.label, r.issued_date])).toEqual(truth.map((d) => [String(d.id), d.cadastreId, d.label, d.performed]));
+    expect(staged.every((r) => typeof r.energy_performance_kwh_m2 === 'number' && r.valid_to_date)).toBe(true);
+  });
+
+  it('companies sit at real sample addresses, in register spelling, merged from all three files', async () => {
+    const source = getSource('se-business');
+    const { rows, rejects } = await parseAll(source, written.get('se-business')!);
+    expect(rejects).toEqual([]);
+    const truth = properties().flatMap((p) => sampleSwedishCompaniesOf(p, SEED));
+    expect(truth.length).toBeGreaterThan(50);
+    const byKind = (kind: string) => rows.map((r) => rowObject(source, r.values)).filter((r) => r.record_kind === kind);
+    expect(byKind('BOLAGSVERKET').map((r) => r.org_id)).toEqual(truth.map((c) => c.orgId));
+    expect(byKind('SCB').map((r) => [r.org_id, r.nace_code, (r.address_lines as string[])[0], r.postal_code])).toEqual(
+      truth.map((c) => [c.identity, `${c.sni.slice(0, 2)}.${c.sni.slice(2)}`, c.registerStreet, c.postalCode]),
+    );
+    expect(byKind('WORKPLACE').map((r) => (r.address_lines as string[])[0])).toEqual(truth.filter((c) => c.workplaceId).map((c) => c.street));
+    // Register spelling differs from the street sign somewhere (abbreviated GATAN, letters run in).
+    expect(truth.some((c) => c.registerStreet !== c.street.toLocaleUpperCase('sv-SE'))).toBe(true);
+    const addressIds = new Set(properties().flatMap((p) => p.addresses.map((a) => a.objektidentitet)));
+    expect(truth.every((c) => addressIds.has(c.addressId))).toBe(true);
+  });
+
+  it('sales are of real sample properties, with the code tables they use', async () => {
+    const source = getSource('se-transactions');
+    const { rows, rejects } = await parseAll(source, written.get('se-transactions')!);
+    expect(rejects).toEqual([]);
+    const truth = properties().flatMap((p) => sampleSalesOf(p, SEED));
+    expect(rows.map((r) => [r.values[0], r.values[1]])).toEqual(truth.map((s) => [s.kopId, s.cadastreId]));
+    const cadastreIds = new Set(properties().map((p) => p.cadastreId));
+    expect(rows.every((r) => cadastreIds.has(r.values[1] as string))).toBe(true);
+  });
+
+  it('areas: the 290 real municipalities, the postal codes in use, land allocations on sample properties', async () => {
+    const source = getSource('se-area');
+    const { rows, rejects } = await parseAll(source, written.get('se-area')!);
+    expect(rejects).toEqual([]);
+    const kinds = rows.map((r) => r.values[0]);
+    expect(kinds.filter((k) => k === 'MUNICIPALITY')).toHaveLength(290);
+    const postalCodes = new Set(properties().flatMap((p) => p.addresses.map((a) => String(a.postnummer).padStart(5, '0'))));
+    expect(kinds.filter((k) => k === 'POSTAL_CODE')).toHaveLength(postalCodes.size);
+    expect(kinds.filter((k) => k === 'LAND_ALLOCATION').length).toBeGreaterThan(0);
+  });
+
+  it('writes the same bytes for the same seed', async () => {
+    const digest = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+    const again = await tempDir('se-register-samples-again');
+    const plan = planSample(PARCELS, SEED);
+    for (const file of SE_REGISTER_SAMPLE_FILES) {
+      const target = path.join(again, file.fileName);
+      await file.write({ path: target, plan, seed: SEED, parcels: PARCELS });
+      expect(await digest(target)).toBe(await digest(written.get(file.sourceId)!));
+    }
+  });
+});
