@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { inboxPath } from '../no/inbox.js';
 import type { ParsedRecord, SourceAdapter } from '../source-adapter.js';
 import { inMember, readBundle } from '../formats/bundle.js';
 import { readHeaderedRecords } from '../formats/delimited.js';
@@ -34,6 +35,8 @@ async function* readAreas(input: Readable, fileName: string): AsyncGenerator<Par
   }
 }
 
+const AREA_FILE_NAME = 'se_omraden_0000_sverige.tar';
+
 /**
  * Swedish areas: the 290 municipalities with their boundaries (GeoPackage, EPSG:3006), postal
  * codes with their municipality, and municipal land allocations (JSON Lines exchange format),
@@ -43,8 +46,12 @@ export const seArea: SourceAdapter = {
   id: 'se-area',
   country: 'SE',
   title: 'Swedish municipalities, postal codes and land allocations',
-  defaultInput: 'https://api.lantmateriet.se/stac-vektor/v1/collections/kommun-lan-rike/items/aktuell',
-  inputFileName: 'se_omraden_0000_sverige.tar',
+  // Boundaries, postal codes and allocations come from three places; the operator bundles them
+  // into the inbox (docs/sources/se-area.md).
+  get defaultInput() {
+    return inboxPath(AREA_FILE_NAME);
+  },
+  inputFileName: AREA_FILE_NAME,
   zipEntry: /\.(tar|gpkg|csv|jsonl)$/i,
   stagingColumns: [...AREA_STAGING_COLUMNS],
   keyColumns: ['record_kind', 'record_key'],

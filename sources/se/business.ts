@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { inboxPath } from '../no/inbox.js';
 import type { ParsedRecord, SourceAdapter } from '../source-adapter.js';
 import { inMember, readBundle } from '../formats/bundle.js';
 import { readHeaderedRecords } from '../formats/delimited.js';
@@ -55,6 +56,8 @@ async function* readBusiness(input: Readable, fileName: string): AsyncGenerator<
   if (!seen.has('BOLAGSVERKET')) throw new InputFormatError(`${fileName} holds no Bolagsverket bulk file (bolagsverket_bulkfil*.txt): companies cannot be published from SCB's files alone`);
 }
 
+const BUSINESS_FILE_NAME = 'se_foretag_0000_bolagsverket_scb.tar';
+
 /**
  * Bolagsverket's and SCB's HVD bulk files merged into one company per organisation number
  * (ISO 6523 scheme 0007), with SCB's workplaces and their visiting addresses where delivered.
@@ -64,8 +67,12 @@ export const seBusiness: SourceAdapter = {
   id: 'se-business',
   country: 'SE',
   title: 'Bolagsverket + SCB bulk files (HVD)',
-  defaultInput: 'https://vardefulla-datamangder.bolagsverket.se/bolagsverket/bolagsverket_bulkfil.zip',
-  inputFileName: 'se_foretag_0000_bolagsverket_scb.tar',
+  // Two downloads (Bolagsverket's and SCB's zips) make one input: the operator tars them into
+  // the inbox (docs/sources/se-business.md).
+  get defaultInput() {
+    return inboxPath(BUSINESS_FILE_NAME);
+  },
+  inputFileName: BUSINESS_FILE_NAME,
   zipEntry: /\.(tar|txt)$/i,
   stagingColumns: [...COMPANY_STAGING_COLUMNS],
   keyColumns: ['record_kind', 'record_key'],

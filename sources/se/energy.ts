@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { inboxPath } from '../no/inbox.js';
 import type { ParsedRecord, SourceAdapter } from '../source-adapter.js';
 import { inMember, readBundle } from '../formats/bundle.js';
 import { readHeaderedRecords } from '../formats/delimited.js';
@@ -78,6 +79,8 @@ async function* readEnergy(input: Readable, fileName: string): AsyncGenerator<Pa
   }
 }
 
+const ENERGY_FILE_NAME = 'boverket_energideklarationer_0000_sverige.jsonl';
+
 /**
  * Boverket energideklarationer: the public API's answers per municipality and/or the register
  * extract, in one file or a tar of both (docs/sources/se-energy.md). A snapshot replaces the
@@ -87,10 +90,12 @@ export const seEnergy: SourceAdapter = {
   id: 'se-energy',
   country: 'SE',
   title: 'Boverket energideklarationer (API answers as JSON Lines, register extract CSV)',
-  // The API needs a subscription key and one call per municipality, so the nightly reads what
-  // the fetcher (docs/sources/se-energy.md) left in the input folder.
-  defaultInput: 'https://api.boverket.se/energideklarationer',
-  inputFileName: 'boverket_energideklarationer_0000_sverige.jsonl',
+  // The API needs a subscription key and one call per municipality: the operator's fetcher
+  // (docs/sources/se-energy.md) leaves its answers in the inbox.
+  get defaultInput() {
+    return inboxPath(ENERGY_FILE_NAME);
+  },
+  inputFileName: ENERGY_FILE_NAME,
   zipEntry: /\.(tar|jsonl|ndjson|csv|txt)$/i,
   stagingColumns: ENERGY_STAGING_COLUMNS,
   keyColumns: ['certificate_id'],

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { inboxPath } from '../no/inbox.js';
 import type { ParsedRecord, SourceAdapter } from '../source-adapter.js';
 import { inMember, readBundle } from '../formats/bundle.js';
 import { InputFormatError } from '../formats/input-error.js';
@@ -30,6 +31,8 @@ async function* readPriceExtract(input: Readable, fileName: string): AsyncGenera
   if (!records) throw new InputFormatError(`${fileName} holds no sales (.jsonl)`);
 }
 
+const TRANSACTIONS_FILE_NAME = 'fastighetspriser_0000_sverige.tar';
+
 /**
  * Lantmäteriet's property-price register (Fastighetsprisuttag) in nordprop's exchange format:
  * a tar of the code tables and the sales as JSON Lines (docs/exchange/se-transactions.md).
@@ -40,8 +43,10 @@ export const seTransactions: SourceAdapter = {
   country: 'SE',
   title: 'Lantmäteriet fastighetsprisregistret (exchange format: code tables + JSON Lines)',
   // No open feed exists: the extract is ordered from Lantmäteriet and converted (see the docs).
-  defaultInput: 'fastighetspriser_0000_sverige.tar',
-  inputFileName: 'fastighetspriser_0000_sverige.tar',
+  get defaultInput() {
+    return inboxPath(TRANSACTIONS_FILE_NAME);
+  },
+  inputFileName: TRANSACTIONS_FILE_NAME,
   zipEntry: /\.(tar|jsonl)$/i,
   stagingColumns: TRANSACTION_STAGING_COLUMNS,
   keyColumns: ['transaction_id'],
