@@ -4,8 +4,8 @@ import formbody from '@fastify/formbody';
 import type pg from 'pg';
 import type { Config } from '../lib/config.js';
 import { createContext, type ApiContext } from './context.js';
-import { registerErrorHandling, sendProblem } from './error-handler.js';
-import { registerGuard } from './auth/guard.js';
+import { registerErrorHandling } from './error-handler.js';
+import { registerCharsetCheck, registerGuard, rejectUnroutable } from './auth/guard.js';
 import { registerOpenApi } from './openapi.js';
 import { createValidatorCompiler } from './validation.js';
 import { ApiProblem } from './problem.js';
@@ -45,7 +45,7 @@ export async function buildApp(options: AppOptions): Promise<{ app: FastifyInsta
     routerOptions: { maxParamLength: 2000 },
     trustProxy: false,
     frameworkErrors: (error, request, reply) => {
-      sendProblem(ctx.baseUrl, new ApiProblem(400, 'VALIDATION_FAILED', `the request URL is not valid: ${error.message}`), request, reply);
+      rejectUnroutable(ctx, request, reply, new ApiProblem(400, 'VALIDATION_FAILED', `the request URL is not valid: ${error.message}`));
     },
   });
   const shared = [...VALUE_SCHEMAS, ...RESOURCE_SCHEMAS];
@@ -55,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<{ app: FastifyInsta
   for (const schema of shared) app.addSchema(schema);
   registerErrorHandling(app, ctx.baseUrl);
   registerGuard(app, ctx);
+  registerCharsetCheck(app);
   app.addHook('onSend', async (_request, reply) => {
     reply.header('X-Content-Type-Options', 'nosniff');
   });

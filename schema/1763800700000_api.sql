@@ -155,11 +155,13 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
 CREATE FUNCTION address_fold_plain(t text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN btrim(regexp_replace(
+RETURN regexp_replace(btrim(regexp_replace(
   translate(
     replace(replace(regexp_replace(regexp_replace(lower(t), 'gt\.', 'gt ', 'g'), 'vn?\.', 'vn ', 'g'), 'æ', 'ae'), 'ß', 'ss'),
     'øåäöüéèêáàâóòôíìúùëïçñšž', 'oaaoueeeaaaoooiiuueicnsz'),
-  '[^[:alnum:]]+', ' ', 'g'));
+  '[^[:alnum:]]+', ' ', 'g')),
+  -- A Swedish postal code is written "112 21" as often as "11221".
+  '\m([0-9]{3}) ([0-9]{2})\M', '\1\2', 'g');
 
 CREATE FUNCTION address_fold(t text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE

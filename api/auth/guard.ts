@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { ApiProblem } from '../problem.js';
-import { countCall } from '../limits/call-counter.js';
+import { sendProblem } from '../error-handler.js';
+import { countCall, type CallCount } from '../limits/call-counter.js';
 import '../request-types.js';
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i;
@@ -27,9 +28,7 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
     const count = caller
       ? await countCall(ctx.db, `client:${caller.clientId}`, { limit: caller.burstLimit, windowS: caller.burstWindowS }, { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit, calls: 1 })
       : await countCall(ctx.db, `ip:${request.ip}`, ctx.anonymousBurst);
-    reply.header('RateLimit-Limit', String(count.limit));
-    reply.header('RateLimit-Remaining', String(count.remaining));
-    reply.header('RateLimit-Reset', String(count.resetS));
+    setRateLimitHeaders(reply, count);
     if (count.burstExceeded) {
       throw new ApiProblem(429, 'RATE_LIMITED', `more than ${count.limit} requests in the current window; retry in ${count.resetS} s`, { 'Retry-After': String(count.resetS) });
     }
@@ -41,6 +40,32 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
     }
     if (access !== 'public' && access !== 'token' && !caller!.scopes.includes(access)) {
       throw new ApiProblem(403, 'INSUFFICIENT_SCOPE', `this operation needs scope ${access}`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${access}"` });
+    }
+  });
+}
+
+export function setRateLimitHeaders(reply: FastifyReply, count: CallCount): void {
+  reply.header('RateLimit-Limit', String(count.limit));
+  reply.header('RateLimit-Remaining', String(count.remaining));
+  reply.header('RateLimit-Reset', String(count.resetS));
+}
+
+/** A request the router cannot even read (a broken URL encoding): counted by address, then 400. */
+export function rejectUnroutable(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply, problem: ApiProblem): void {
+  countCall(ctx.db, `ip:${request.ip}`, ctx.anonymousBurst)
+    .then((count) => setRateLimitHeaders(reply, count))
+    .catch((error) => request.log.error({ err: error }, 'counting an unroutable request failed'))
+    .finally(() => sendProblem(ctx.baseUrl, problem, request, reply));
+}
+
+// JSON is UTF-8 (RFC 8259); a body declared in another charset is refused rather than misread.
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
+
+export function registerCharsetCheck(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset && !/^utf-?8$/i.test(charset)) {
+      throw new ApiProblem(415, 'UNSUPPORTED_MEDIA_TYPE', `request bodies must be UTF-8, not ${charset}`);
     }
   });
 }

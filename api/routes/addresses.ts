@@ -7,6 +7,9 @@ import { ref } from '../schemas/values.js';
 import { searchAddresses } from '../store/address-search.js';
 import { resolveCoordinate } from '../store/coordinates.js';
 import { propertyLinks } from './properties.js';
+import { badRequest } from '../problem.js';
+
+const DECIMAL = /^[+-]?[0-9]{1,3}(?:\.[0-9]{1,20})?$/;
 
 type AddressRequest = FastifyRequest<{ Params: { country: string; address: string } }>;
 type CoordinateRequest = FastifyRequest<{ Params: { country: string; lat: number; lon: number } }>;
@@ -55,6 +58,13 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
         }),
       },
     }),
+    // Decimal degrees only: the number coercion alone would also take "0x1F" or "1e1".
+    preValidation: async (request) => {
+      const raw = request.params as unknown as { lat: string; lon: string };
+      for (const name of ['lat', 'lon'] as const) {
+        if (!DECIMAL.test(String(raw[name]))) throw badRequest(`${name} "${raw[name]}" is not a decimal number of degrees`);
+      }
+    },
     handler: async (request: CoordinateRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const answer = await resolveCoordinate(ctx.db, country, request.params.lat, request.params.lon, callerOf(request).sandbox);

@@ -83,8 +83,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ApiContext): void 
     },
     errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       if (error instanceof OAuthError) return sendOAuthError(reply, error);
-      if (error instanceof ApiProblem || (error.statusCode ?? 500) >= 500) return sendProblem(ctx.baseUrl, error, request, reply);
-      // An unreadable body (bad media type, malformed form) is still the client's request error.
+      // Limits and server failures stay Problem Details; RFC 6749 has no error for them.
+      const status = error instanceof ApiProblem ? error.status : (error.statusCode ?? 500);
+      if (status === 429 || status >= 500) return sendProblem(ctx.baseUrl, error, request, reply);
+      // An unreadable body (bad media type or charset, malformed form) is the client's request error.
       return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
     },
     handler: async (request: FastifyRequest<{ Body: TokenBody }>, reply: FastifyReply) => {

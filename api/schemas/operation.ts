@@ -58,7 +58,8 @@ export function operationSchema(spec: OperationSpec): FastifySchema {
   const defaultErrors = spec.access === 'public' ? [429, 500] : spec.access === 'token' ? [401, 429, 500] : [400, 401, 403, 404, 429, 500];
   const statuses = [...new Set([...(spec.params || spec.querystring || spec.body || spec.headers ? [400] : []), ...defaultErrors, ...(spec.errors ?? [])])].sort();
   const response: Record<number, object> = { ...spec.responses };
-  for (const status of statuses) response[status] = problemResponse(status);
+  // An operation's own description of a status (the token endpoint's RFC 6749 400) wins.
+  for (const status of statuses) response[status] ??= problemResponse(status);
   const security = spec.access === 'public' ? [] : [{ oauth2: spec.access === 'token' ? [] : [spec.access] }];
   const schema = {
     operationId: spec.operationId,

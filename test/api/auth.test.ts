@@ -60,7 +60,7 @@ describe('POST /auth/token', () => {
       const oauth = new ClientCredentials({
         client: { id: issued.clientId, secret: issued.clientSecret },
         auth: { tokenHost: api.baseUrl, tokenPath: '/auth/token' },
-        options: { authorization },
+        options: { authorizationMethod: authorization },
       });
       const accessToken = await oauth.getToken({ scope: 'properties.read' });
       expect(accessToken.token).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'properties.read' });

@@ -263,8 +263,8 @@ describe('property sub-resources', () => {
 });
 
 describe('POST /properties/{country}/lookups', () => {
-  const lookup = (client: TestClient, body: unknown, key: string | undefined = randomUUID(), country = 'NO') =>
-    call(api.baseUrl, 'POST', `/properties/${country}/lookups`, { token: client.token, body, headers: key ? { 'idempotency-key': key } : {} });
+  const lookup = (client: TestClient, body: unknown, key: string | null = randomUUID(), country = 'NO') =>
+    call(api.baseUrl, 'POST', `/properties/${country}/lookups`, { token: client.token, body, headers: key === null ? {} : { 'idempotency-key': key } });
 
   it('resolves several ids, lists the rest in notFound, and counts each id as one call', async () => {
     const client = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'] });
@@ -286,7 +286,7 @@ describe('POST /properties/{country}/lookups', () => {
     const conflict = await lookup(reader, { cadastreIds: ['0301-9001-2-0-0'] }, key);
     expect(conflict.status).toBe(409);
     expect(conflict.body).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', type: `${api.baseUrl}/problems/conflict` });
-    const missing = await lookup(reader, { cadastreIds: ['0301-9001-1-0-0'] }, undefined);
+    const missing = await lookup(reader, { cadastreIds: ['0301-9001-1-0-0'] }, null);
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('IDEMPOTENCY_KEY_MISSING');
     expect((await lookup(reader, { cadastreIds: ['0301-9001-1-0-0'] }, 'not-a-uuid')).status).toBe(400);

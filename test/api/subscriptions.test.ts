@@ -23,8 +23,8 @@ afterAll(async () => {
 
 const propertyTarget = { kind: 'PROPERTY', country: 'NO', cadastreId: '0301-9001-1-0-0' };
 const body = (overrides: Record<string, unknown> = {}) => ({ target: propertyTarget, events: ['OWNER_CHANGED', 'TRANSACTION_REGISTERED'], webhookUrl: 'https://hooks.example.org/nordprop', secret: SECRET, ...overrides });
-const create = (client: TestClient, payload: unknown, key: string | undefined = randomUUID(), baseUrl = api.baseUrl) =>
-  call(baseUrl, 'POST', '/subscriptions', { token: client.token, body: payload, headers: key ? { 'idempotency-key': key } : {} });
+const create = (client: TestClient, payload: unknown, key: string | null = randomUUID(), baseUrl = api.baseUrl) =>
+  call(baseUrl, 'POST', '/subscriptions', { token: client.token, body: payload, headers: key === null ? {} : { 'idempotency-key': key } });
 
 describe('subscriptions', () => {
   it('creates an ACTIVE subscription (201) without ever returning the secret, lists it, deletes it', async () => {
@@ -84,7 +84,7 @@ describe('subscriptions', () => {
     expect(conflict.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
     // The same key of another client is that client's own.
     expect((await create(bob, body({ webhookUrl: 'https://hooks.example.org/replay' }), key)).body.id).not.toBe(first.body.id);
-    const missing = await create(alice, body(), undefined);
+    const missing = await create(alice, body(), null);
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('IDEMPOTENCY_KEY_MISSING');
 

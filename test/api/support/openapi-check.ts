@@ -56,7 +56,8 @@ export async function validateResponses(document: OpenApiDocument, responses: re
         failures.push(`${where}: status not documented for ${operation.operationId}`);
         continue;
       }
-      if (!documented.content) continue;
+      // A redirect or 204 has no body to check.
+      if (!documented.content || response.body === '') continue;
       const mediaType = response.contentType.split(';')[0].trim();
       if (!documented.content[mediaType]) {
         failures.push(`${where}: media type ${mediaType} not documented (${Object.keys(documented.content).join(', ')})`);
