@@ -3,7 +3,7 @@ import { readGeoPackageLayer, rawAttributes } from '../formats/geopackage-input.
 import type { GeoPackageFeature } from '../formats/geopackage.js';
 import { transformTo } from '../geo/reproject.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
-import { linkedSnapshot } from './covering-property.js';
+import { coveringCadastreSql, relinkScope } from './covering-property.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from './geopackage-values.js';
 
 /**
@@ -105,7 +105,7 @@ const ADDRESS_MERGE: TableMerge = {
   liveTable: 'address',
   keyColumn: 'address_id',
   columns: {
-    cadastre_id: 's.cadastre_id',
+    cadastre_id: coveringCadastreSql('ST_SetSRID(ST_MakePoint(s.lon, s.lat), 4326)'),
     municipality_code: 's.municipality_code',
     municipality_name: 's.municipality_name',
     address_type: 's.address_type',
@@ -152,8 +152,10 @@ export const seAddress: SourceAdapter = {
   parse: (input, context) => readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS }, addressRecord),
   countLive: (client, scope) => countLiveRows(client, 'address', scope),
   async publish({ client, stagingTable, runId }, scope) {
-    const snapshot = await linkedSnapshot(client, stagingTable, 'se_address_snapshot', 'address_id', 'ST_SetSRID(ST_MakePoint(s.lon, s.lat), 4326)');
-    const counts = await mergeTable(client, snapshot, ADDRESS_MERGE, scope, runId);
-    return { ...counts, tables: { address: counts } };
+    const counts = await mergeTable(client, stagingTable, ADDRESS_MERGE, scope, runId);
+    // Unchanged addresses whose covering property changed since they were written.
+    const links = await relinkScope(client, 'address', scope);
+    const total = { ...counts, updated: counts.updated + links.updated };
+    return { ...total, tables: { address: total } };
   },
 };

@@ -6,7 +6,7 @@ import { multiPolygonEwkt } from '../geo/ewkt.js';
 import { planarArea } from '../geo/planar-area.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
-import { linkedSnapshot } from './covering-property.js';
+import { coveringCadastreSql, relinkScope } from './covering-property.js';
 import { isoTimestamp, text, wholeNumber } from './geopackage-values.js';
 
 /**
@@ -108,7 +108,7 @@ const BUILDING_MERGE: TableMerge = {
   keyColumn: 'building_id',
   columns: {
     building_number: 's.building_id',
-    cadastre_id: 's.cadastre_id',
+    cadastre_id: coveringCadastreSql('ST_PointOnSurface(s.geom)'),
     municipality_code: 's.municipality_code',
     building_type_code: 's.building_type_code',
     building_type_name: 's.building_type_name',
@@ -141,9 +141,13 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
      ) parts
      JOIN (SELECT DISTINCT ON (building_id) * FROM ${stagingTable} ORDER BY building_id, src_pos) first USING (building_id)`,
   );
-  const snapshot = await linkedSnapshot(client, 'se_building_dissolved', 'se_building_snapshot', 'building_id', 'ST_PointOnSurface(s.geom)');
-  const counts = await mergeTable(client, snapshot, BUILDING_MERGE, scope, runId);
-  return { ...counts, tables: { building: counts } };
+  await client.query(`CREATE INDEX ON se_building_dissolved (building_id)`);
+  await client.query(`ANALYZE se_building_dissolved`);
+  const counts = await mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId);
+  // Unchanged buildings whose covering property changed since they were written.
+  const links = await relinkScope(client, 'building', scope);
+  const total = { ...counts, updated: counts.updated + links.updated };
+    return { ...total, tables: { building: total } };
 }
 
 export const seBuilding: SourceAdapter = {

@@ -8,6 +8,7 @@ import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-tab
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
 import { parseEtikett, seCadastreId, seDesignation, SeDesignationError } from './cadastre-id.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from './geopackage-values.js';
+import { relinkAfterCadastre } from './covering-property.js';
 
 /**
  * Lantmäteriet Fastighetsindelning (GeoPackage, layer `registerenhetsomradesyta`, EPSG:3006):
@@ -191,14 +192,26 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
               md5(string_agg(s.row_hash::text, ',' ORDER BY s.parcel_id))::uuid AS row_hash
        FROM ${stagingTable} s GROUP BY s.cadastre_id`,
     );
-    return mergeTable(client, 'se_property_snapshot', PROPERTY_MERGE, scope, runId);
+    // A re-designated property keeps its register UUID: its old designation goes first, or the
+    // new one would collide with it on the unique register_ref.
+    const renamed = await client.query(
+      `DELETE FROM property_register live USING se_property_snapshot s
+       WHERE live.country = $1 AND live.register_ref = s.register_ref AND live.cadastre_id <> s.cadastre_id`,
+      [scope.country],
+    );
+    const merged = await mergeTable(client, 'se_property_snapshot', PROPERTY_MERGE, scope, runId);
+    return { ...merged, deleted: merged.deleted + (renamed.rowCount ?? 0) };
   });
+
+  // Addresses and buildings on changed parcels follow their property (see covering-property.ts).
+  const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', runId));
+  const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', runId));
 
   return {
     inserted: parcels.inserted + properties.inserted,
     updated: parcels.updated + properties.updated,
     deleted: parcels.deleted + properties.deleted,
-    tables: { parcel: parcels, parcel_property: links, property_register: properties },
+    tables: { parcel: parcels, parcel_property: links, property_register: properties, address: addressLinks, building: buildingLinks },
     stepsMs: steps,
   };
 }

@@ -1,11 +1,18 @@
 import type pg from 'pg';
+import type { ChangeCounts, PublishScope } from '../source-adapter.js';
+import { scopeFilter } from '../publish/merge-table.js';
 
 /**
  * Swedish addresses and buildings carry no property reference: each is linked to the property
  * whose parcel covers it, as the coordinate lookup resolves a point (ST_Covers over the GiST
  * index; the smallest parcel, then the lowest parcel id, then the property the parcel is the
- * main area of). The link is part of the row's hash, so a row whose property changed is
- * rewritten even when its own attributes did not.
+ * main area of).
+ *
+ * The link is kept out of the row hash: it is derived from another register. Each publish of
+ * an address or building snapshot sets it on the rows it writes and re-checks the rest of its
+ * scope; each publish of the cadastre re-links the rows its changed parcels touch. So a
+ * property change reaches addresses and buildings even on a night their own files are
+ * unchanged, and an unchanged night writes nothing.
  */
 
 /** SQL for the cadastreId of the property covering `pointSql` (a WGS84 point expression). */
@@ -16,19 +23,36 @@ export const coveringCadastreSql = (pointSql: string) => `(
   ORDER BY p.area_m2, p.parcel_id, pp.is_main_parcel DESC, pp.cadastre_id
   LIMIT 1)`;
 
-/**
- * Copies `source` into a temporary table `name` (dropped at commit) with each row's
- * `cadastre_id` and a `row_hash` that covers the link; returns the table's name for mergeTable.
- */
-export async function linkedSnapshot(client: pg.PoolClient, source: string, name: string, keyColumn: string, pointSql: string): Promise<string> {
-  await client.query(
-    `CREATE TEMP TABLE ${name} ON COMMIT DROP AS
-     SELECT linked.*, md5(linked.row_hash::text || coalesce(linked.cadastre_id, ''))::uuid AS linked_row_hash
-     FROM (SELECT s.*, ${coveringCadastreSql(pointSql)} AS cadastre_id FROM ${source} s) linked`,
+/** The live Swedish tables linked this way, and the point each is located by. */
+const LINKED = { address: 'geom', building: 'location' } as const;
+export type LinkedTable = keyof typeof LINKED;
+
+async function relink(client: pg.PoolClient, table: LinkedTable, condition: string, params: unknown[]): Promise<number> {
+  const point = `live.${LINKED[table]}`;
+  const result = await client.query(
+    `UPDATE ${table} AS live SET cadastre_id = linked.cadastre_id, updated_at = now()
+     FROM (SELECT ctid AS row_id, ${coveringCadastreSql(point)} AS cadastre_id FROM ${table} live WHERE live.country = 'SE' AND ${condition}) linked
+     WHERE live.ctid = linked.row_id AND live.cadastre_id IS DISTINCT FROM linked.cadastre_id`,
+    params,
   );
-  await client.query(`ALTER TABLE ${name} DROP COLUMN row_hash`);
-  await client.query(`ALTER TABLE ${name} RENAME COLUMN linked_row_hash TO row_hash`);
-  await client.query(`CREATE INDEX ON ${name} (${keyColumn})`);
-  await client.query(`ANALYZE ${name}`);
-  return name;
+  return result.rowCount ?? 0;
+}
+
+/** Re-links every row of the scope whose covering property is not the one it names. */
+export async function relinkScope(client: pg.PoolClient, table: LinkedTable, scope: PublishScope): Promise<ChangeCounts> {
+  const filter = scopeFilter('live', scope, 1);
+  return { inserted: 0, updated: await relink(client, table, filter.sql, filter.params), deleted: 0 };
+}
+
+/**
+ * After a cadastre publish: re-links the rows on parcels this run wrote, the rows whose
+ * property is gone, and the rows that had none.
+ */
+export async function relinkAfterCadastre(client: pg.PoolClient, table: LinkedTable, runId: string): Promise<ChangeCounts> {
+  const point = `live.${LINKED[table]}`;
+  const condition = `(
+    live.cadastre_id IS NULL
+    OR NOT EXISTS (SELECT 1 FROM parcel_property pp WHERE pp.country = 'SE' AND pp.cadastre_id = live.cadastre_id)
+    OR EXISTS (SELECT 1 FROM parcel p WHERE p.country = 'SE' AND p.published_run_id = $1 AND ST_Covers(p.geom, ${point})))`;
+  return { inserted: 0, updated: await relink(client, table, condition, [runId]), deleted: 0 };
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GeoPackage } from '../../../sources/formats/geopackage.js';
@@ -150,6 +151,32 @@ describe('Swedish GeoPackage registers through the worker', () => {
       }
     }
     expect(buildings.some(({ b }) => b.parts.length === 2)).toBe(true);
+  });
+
+  it('re-links addresses and buildings when their property is re-designated, without their own files changing', async () => {
+    const renamed = truth.find((p) => p.kind === 'fastighet' && p.areas.length === 1 && p.addresses.length > 0 && p.buildings.length > 0)!;
+    const newId = renamed.cadastreId.replace(/_\d+$/, '_900');
+    const changed = path.join(pipeline.dataDir, 'changed', seCadastre.inputFileName);
+    await import('node:fs/promises').then(async (fs) => {
+      await fs.mkdir(path.dirname(changed), { recursive: true });
+      await fs.copyFile(file(seCadastre.inputFileName), changed);
+    });
+    const db = new Database(changed);
+    db.prepare(`UPDATE registerenhetsomradesyta SET enhet = 900, etikett = block || ':900' WHERE registerenhetsreferens = ?`).run(renamed.registerenhetsreferens);
+    db.close();
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-cadastre', input: changed });
+    // Its parcel updated; in property_register the old designation deleted, the new inserted.
+    expect(sourceOf(summary, 'se-cadastre')).toMatchObject({ outcome: 'published', inserted: 1, updated: 1, deleted: 1 });
+    const links = async (table: string, ids: string[], key: string) =>
+      (await pipeline.pool.query(`SELECT DISTINCT cadastre_id FROM ${table} WHERE country = 'SE' AND ${key} = ANY($1)`, [ids])).rows.map((r) => r.cadastre_id);
+    expect(await links('address', renamed.addresses.map((a) => a.objektidentitet), 'address_id')).toEqual([newId]);
+    expect(await links('building', renamed.buildings.map((b) => b.objektidentitet), 'building_id')).toEqual([newId]);
+    expect((await pipeline.pool.query(`SELECT cadastre_id FROM property_register WHERE country = 'SE' AND register_ref = $1`, [renamed.registerenhetsreferens])).rows).toEqual([{ cadastre_id: newId }]);
+
+    // And back (forced: the ledger already holds this path's sha256 as loaded).
+    const restored = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-cadastre', input: file(seCadastre.inputFileName), force: true });
+    expect(sourceOf(restored, 'se-cadastre').outcome).toBe('published');
+    expect(await links('address', renamed.addresses.map((a) => a.objektidentitet), 'address_id')).toEqual([renamed.cadastreId]);
   });
 
   it('changes nothing on a second identical run: unchanged, and zero changes when forced', async () => {
