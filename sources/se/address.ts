@@ -1,5 +1,6 @@
 import type { CellValue, ParsedRecord, SourceAdapter } from '../source-adapter.js';
 import { readGeoPackageLayer, rawAttributes } from '../formats/geopackage-input.js';
+import { inboxPath } from '../no/inbox.js';
 import type { GeoPackageFeature } from '../formats/geopackage.js';
 import { transformTo } from '../geo/reproject.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
@@ -126,8 +127,11 @@ export const seAddress: SourceAdapter = {
   id: 'se-address',
   country: 'SE',
   title: 'Lantmäteriet Belägenhetsadress (GeoPackage)',
-  // One zip per municipality (`belagenhetsadresser_kn<kod>.zip`); see se-cadastre's default.
-  defaultInput: 'https://api.lantmateriet.se/stac-vektor/v1/collections/belagenhetsadresser/items',
+  // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
+  // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
+  get defaultInput() {
+    return inboxPath('belagenhetsadresser_sverige.gpkg');
+  },
   inputFileName: 'belagenhetsadresser_sverige.gpkg',
   dependsOn: ['se-cadastre'],
   zipEntry: /\.gpkg$/i,

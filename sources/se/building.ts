@@ -1,5 +1,6 @@
 import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
 import { readGeoPackageLayer, rawAttributes } from '../formats/geopackage-input.js';
+import { inboxPath } from '../no/inbox.js';
 import type { GeoPackageFeature } from '../formats/geopackage.js';
 import { transformTo } from '../geo/reproject.js';
 import { multiPolygonEwkt } from '../geo/ewkt.js';
@@ -154,8 +155,11 @@ export const seBuilding: SourceAdapter = {
   id: 'se-building',
   country: 'SE',
   title: 'Lantmäteriet Byggnad (GeoPackage)',
-  // One zip per municipality (`byggnad_kn<kod>.zip`); see se-cadastre's default.
-  defaultInput: 'https://api.lantmateriet.se/stac-vektor/v1/collections/byggnader/items',
+  // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
+  // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
+  get defaultInput() {
+    return inboxPath('byggnad_sverige.gpkg');
+  },
   inputFileName: 'byggnad_sverige.gpkg',
   dependsOn: ['se-cadastre'],
   zipEntry: /\.gpkg$/i,

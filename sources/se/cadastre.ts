@@ -1,5 +1,6 @@
 import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
 import { readGeoPackageLayer, rawAttributes } from '../formats/geopackage-input.js';
+import { inboxPath } from '../no/inbox.js';
 import type { GeoPackageFeature } from '../formats/geopackage.js';
 import { transformTo } from '../geo/reproject.js';
 import { multiPolygonEwkt } from '../geo/ewkt.js';
@@ -220,12 +221,11 @@ export const seCadastre: SourceAdapter = {
   id: 'se-cadastre',
   country: 'SE',
   title: 'Lantmäteriet Fastighetsindelning (GeoPackage)',
-  // There is no national file: Lantmäteriet delivers one zip per municipality (STAC collection
-  // `fastighetsindelning`, item = kommunkod, download with a Geotorget order), loaded with
-  // `backfill --input …/fastighetsindelning_kn<kod>.zip` (scope: that municipality) or from
-  // NORDPROP_INPUT_DIR. The default names the collection, so a nightly without an input fails
-  // as unreadable instead of publishing one municipality as the whole country.
-  defaultInput: 'https://api.lantmateriet.se/stac-vektor/v1/collections/fastighetsindelning/items',
+  // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
+  // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
+  get defaultInput() {
+    return inboxPath('fastighetsindelning_sverige.gpkg');
+  },
   inputFileName: 'fastighetsindelning_sverige.gpkg',
   zipEntry: /\.gpkg$/i,
   stagingColumns: [
