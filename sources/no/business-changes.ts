@@ -42,14 +42,15 @@ function changeValues(change: FeedChange): CellValue[] {
     if (!day) throw new RecordError(`Sletting without a valid dato: ${JSON.stringify(item.dato)}`);
     return businessChangeValues(orgId, id, 'delete', spec.subUnit, day);
   }
-  // Ny, Endring, Ukjent: the record as it is now. A unit gone since answers with a deletion stub.
+  // Ny, Endring, Ukjent: the record as it is now. A unit gone since then answers its own link
+  // with 410 ("fjernet") or 404 when removed, and with a stub (slettedato, no navn) when deleted.
   const record = change.record;
   if (isObject(record) && record.organisasjonsnummer !== undefined && record.organisasjonsnummer !== orgId) {
     throw new RecordError(`looked-up record is ${JSON.stringify(record.organisasjonsnummer)}, not ${orgId}`);
   }
-  if (change.lookupStatus === 404) return businessChangeValues(orgId, id, 'remove', spec.subUnit, null);
-  if (change.lookupStatus === 410 || (isObject(record) && record.slettedato !== undefined && record.navn === undefined)) {
-    const deleted = isObject(record) && typeof record.slettedato === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(record.slettedato) ? record.slettedato : day;
+  if (change.lookupStatus === 404 || change.lookupStatus === 410) return businessChangeValues(orgId, id, 'remove', spec.subUnit, null);
+  if (isObject(record) && record.slettedato !== undefined && record.navn === undefined) {
+    const deleted = typeof record.slettedato === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(record.slettedato) ? record.slettedato : day;
     return businessChangeValues(orgId, id, 'delete', spec.subUnit, deleted);
   }
   if (record === undefined) throw new RecordError(`${type} of ${orgId}: the register returned no record for it`);

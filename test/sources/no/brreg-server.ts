@@ -25,8 +25,8 @@ const MEDIA = { enheter: 'application/vnd.brreg.enhetsregisteret.enhet.v2+gzip;c
 
 export class BrregServer {
   readonly units: Record<Kind, Map<string, Rec>> = { enheter: new Map(), underenheter: new Map() };
-  /** Units gone from the register, with their deletion date: their own link answers 410. */
-  readonly gone = new Map<string, string>();
+  /** Units gone from the register: a deleted one's link answers a stub with its slettedato, a removed one's 410. */
+  readonly gone = new Map<string, { slettedato: string; removed: boolean }>();
   readonly feeds: Record<Kind, FeedItem[]> = { enheter: [], underenheter: [] };
   readonly requests: string[] = [];
   /** The real API caps a page's size; a small cap here makes a run page through. */
@@ -60,9 +60,10 @@ export class BrregServer {
     return oppdateringsid;
   }
 
-  remove(kind: Kind, organisasjonsnummer: string, slettedato: string): void {
+  /** Deleted (`Sletting`) or, with `removed`, taken out of the register altogether (`Fjernet`). */
+  remove(kind: Kind, organisasjonsnummer: string, slettedato: string, removed = false): void {
     this.units[kind].delete(organisasjonsnummer);
-    this.gone.set(organisasjonsnummer, slettedato);
+    this.gone.set(organisasjonsnummer, { slettedato, removed });
   }
 
   private json(response: ServerResponse, status: number, body: unknown): void {
@@ -99,8 +100,9 @@ export class BrregServer {
     if (parts[1]) {
       const record = this.units[kind].get(parts[1]);
       if (record) return this.json(response, 200, record);
-      const slettedato = this.gone.get(parts[1]);
-      if (slettedato) return this.json(response, 410, { organisasjonsnummer: parts[1], slettedato, _links: {} });
+      const gone = this.gone.get(parts[1]);
+      if (gone?.removed) return this.json(response, 410, { organisasjonsnummer: parts[1], slettedato: gone.slettedato, _links: {} });
+      if (gone) return this.json(response, 200, { organisasjonsnummer: parts[1], slettedato: gone.slettedato, respons_klasse: 'SlettetEnhet', _links: {} });
       return this.json(response, 404, { error: 'not found' });
     }
     const wanted = (url.searchParams.get('organisasjonsnummer') ?? '').split(',');

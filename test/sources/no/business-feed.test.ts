@@ -140,7 +140,7 @@ describe('no-business through the worker', () => {
     brreg.change('enheter', '916627939', 'Omdøpt');
     brreg.put('underenheter', { ...realSub, beliggenhetsadresse: { ...(realSub.beliggenhetsadresse as object), adresse: ['Skanselien 39'] } });
     brreg.change('underenheter', '995858266', 'Endring');
-    brreg.remove('enheter', '995849364', '2026-11-21');
+    brreg.remove('enheter', '995849364', deletedAt.slice(0, 10), true);
     brreg.change('enheter', '995849364', 'Endring');
     brreg.change('enheter', '995849364', 'Fjernet');
     brreg.requests.length = 0;

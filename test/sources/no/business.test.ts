@@ -141,7 +141,8 @@ describe('updates feed changes file', () => {
       line({ feed: 'enheter', item: item(14757182, '995849364', 'Fjernet') }) +
       line({ feed: 'enheter', item: item(14757183, '916627939', 'Omdøpt') }) +
       line({ feed: 'enheter', item: item(14757184, '916627938', 'Ny') }) +
-      line({ feed: 'enheter', item: item(14757185, '927818310', 'Endring'), lookupStatus: 410, record: { organisasjonsnummer: '927818310', slettedato: '2022-07-04' } }) +
+      line({ feed: 'enheter', item: item(14757185, '927818310', 'Endring'), record: { organisasjonsnummer: '927818310', slettedato: '2022-07-04', respons_klasse: 'SlettetEnhet', _links: {} } }) +
+      line({ feed: 'enheter', item: item(14757187, '920000002', 'Endring'), lookupStatus: 410, record: { organisasjonsnummer: '920000002', slettedato: '2022-07-05', _links: {} } }) +
       line({ feed: 'underenheter', item: { oppdateringsid: 'x', organisasjonsnummer: '995858266', endringstype: 'Ny' } }) +
       line({ feed: 'enheter', item: item(14757186, '995849364', 'Ny') }) +
       'not json\n';
@@ -152,14 +153,15 @@ describe('updates feed changes file', () => {
       ['927818310', 14757181, 'delete', '2022-07-05'],
       ['995849364', 14757182, 'remove', null],
       ['927818310', 14757185, 'delete', '2022-07-04'],
+      ['920000002', 14757187, 'remove', null],
     ]);
     expect(staged[0]).toMatchObject({ name: '- P A L M E R A -', is_sub_unit: false });
     expect(Object.fromEntries(rejects(records).map((r) => [r.position, r.reason]))).toEqual({
       4: 'unknown endringstype "Omdøpt" (expected Ny, Endring, Sletting, Fjernet or Ukjent)',
       5: 'organisasjonsnummer 916627938 fails the modulus-11 check digit',
-      7: 'oppdateringsid "x" is not a positive whole number',
-      8: 'Ny of 995849364: the register returned no record for it',
-      9: expect.stringMatching(/^not valid JSON/),
+      8: 'oppdateringsid "x" is not a positive whole number',
+      9: 'Ny of 995849364: the register returned no record for it',
+      10: expect.stringMatching(/^not valid JSON/),
     });
   });
 });
