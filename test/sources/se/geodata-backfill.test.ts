@@ -1,4 +1,8 @@
+import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline as pipeline_ } from 'node:stream/promises';
+import yazl from 'yazl';
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +40,7 @@ async function swedishDigest(pool: pg.Pool): Promise<Record<string, string>> {
 beforeAll(async () => {
   pipeline = await startPipeline();
   sampleDir = path.join(pipeline.dataDir, 'sample');
-  await import('node:fs/promises').then((fs) => fs.mkdir(sampleDir, { recursive: true }));
+  await mkdir(sampleDir, { recursive: true });
   const context = { seed: SEED, parcels: COUNT, plan: undefined as never };
   writeSeCadastreGpkg({ ...context, path: file(seCadastre.inputFileName) });
   writeSeAddressGpkg({ ...context, path: file(seAddress.inputFileName) });
@@ -157,10 +161,8 @@ describe('Swedish GeoPackage registers through the worker', () => {
     const renamed = truth.find((p) => p.kind === 'fastighet' && p.areas.length === 1 && p.addresses.length > 0 && p.buildings.length > 0)!;
     const newId = renamed.cadastreId.replace(/_\d+$/, '_900');
     const changed = path.join(pipeline.dataDir, 'changed', seCadastre.inputFileName);
-    await import('node:fs/promises').then(async (fs) => {
-      await fs.mkdir(path.dirname(changed), { recursive: true });
-      await fs.copyFile(file(seCadastre.inputFileName), changed);
-    });
+    await mkdir(path.dirname(changed), { recursive: true });
+    await copyFile(file(seCadastre.inputFileName), changed);
     const db = new Database(changed);
     db.prepare(`UPDATE registerenhetsomradesyta SET enhet = 900, etikett = block || ':900' WHERE registerenhetsreferens = ?`).run(renamed.registerenhetsreferens);
     db.close();
@@ -188,6 +190,30 @@ describe('Swedish GeoPackage registers through the worker', () => {
       expect(sourceOf(forced, source.id)).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
     }
     expect(await swedishDigest(pipeline.pool)).toEqual(before);
+  });
+
+  it('loads one municipality from a zip download without touching the others', async () => {
+    const before = await swedishDigest(pipeline.pool);
+    const umea = path.join(pipeline.dataDir, 'umea', 'fastighetsindelning_kn2480.gpkg');
+    await mkdir(path.dirname(umea), { recursive: true });
+    await copyFile(file(seCadastre.inputFileName), umea);
+    const db = new Database(umea);
+    db.prepare(`DELETE FROM registerenhetsomradesyta WHERE kommunkod <> '2480'`).run();
+    db.close();
+    const zip = path.join(pipeline.dataDir, 'umea', 'fastighetsindelning_kn2480.zip');
+    const archive = new yazl.ZipFile();
+    archive.addFile(umea, 'fastighetsindelning_kn2480.gpkg');
+    archive.end();
+    await pipeline_(archive.outputStream, createWriteStream(zip));
+    const areas = truth.filter((p) => p.kommunkod === '2480').reduce((n, p) => n + p.areas.length, 0);
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-cadastre', input: zip });
+    expect(sourceOf(summary, 'se-cadastre')).toMatchObject({ outcome: 'published', rowsRead: areas, rowsRejected: 0, inserted: 0, updated: 0, deleted: 0 });
+    expect(await swedishDigest(pipeline.pool)).toEqual(before);
+    // The GeoPackage extracted next to the downloaded artifact is gone after staging.
+    const artifact = (await pipeline.pool.query(`SELECT artifact_path FROM source_run WHERE run_id = $1 AND source_id = 'se-cadastre'`, [summary.runId])).rows[0].artifact_path;
+    const artifactName = path.basename(artifact);
+    expect(artifactName).toMatch(/\.zip$/);
+    expect((await readdir(path.dirname(artifact))).filter((name) => name.startsWith(`${artifactName}.`))).toEqual([]);
   });
 
   it('runs in a refresh after the cadastre they depend on, and changes nothing there either', async () => {
