@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
 import { BrregServer } from './brreg-server.js';
+import { planSample } from '../../../sample/plan.js';
+import { sampleCompanies } from '../../../sample/no/companies.js';
+import { BUSINESS_SAMPLE_FILES } from '../../../sample/no/write-business-json.js';
 import { rejectsOf, tableDigest, withRejectCeiling } from './published.js';
 
 /**
@@ -200,5 +203,28 @@ describe('no-business through the worker', () => {
     const summary = await backfill(brreg.base.replace('/enhetsregisteret/api', '/wrong-shape/oppdateringer'));
     expect(sourceOf(summary, 'no-business')).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/did not answer an Enhetsregisteret HAL page/) });
     expect(await digest()).toEqual(before);
+  });
+});
+
+describe('no-business over the sample bundle', () => {
+  it('loads enheter and underenheter from enhetsregisteret.tar in one run; units it no longer lists stay, marked deleted', async () => {
+    const liveBefore = Number((await pipeline.pool.query(`SELECT count(*) AS n FROM company WHERE deleted_date IS NULL`)).rows[0].n);
+    const plan = planSample(300, 'business');
+    const file = path.join(pipeline.dataDir, BUSINESS_SAMPLE_FILES[0].fileName);
+    await BUSINESS_SAMPLE_FILES[0].write({ path: file, plan, seed: 'business', parcels: 300 });
+    const truth = [...sampleCompanies(plan)];
+    const summary = await backfill(file);
+    expect(sourceOf(summary, 'no-business')).toMatchObject({ outcome: 'published', rowsStaged: truth.length, rowsRejected: 0, inserted: truth.length, deleted: liveBefore });
+    const kinds = await pipeline.pool.query(`SELECT is_sub_unit, count(*)::int AS n FROM company WHERE deleted_date IS NULL GROUP BY 1 ORDER BY 1`);
+    expect(kinds.rows).toEqual([
+      { is_sub_unit: false, n: truth.filter((c) => c.kind === 'enhet').length },
+      { is_sub_unit: true, n: truth.filter((c) => c.kind === 'underenhet').length },
+    ]);
+    // Each company's business (or location) address is where the sample put it.
+    const located = await pipeline.pool.query(`SELECT org_id, postal_code, municipality_code FROM company_address WHERE address_kind = 'BUSINESS'`);
+    const byOrg = new Map(located.rows.map((row) => [row.org_id, row]));
+    for (const company of truth) {
+      expect(byOrg.get(company.truth.organisasjonsnummer)).toMatchObject({ postal_code: company.truth.postnummer, municipality_code: company.truth.kommunenummer });
+    }
   });
 });
