@@ -13,7 +13,6 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import path from 'node:path';
 import type pg from 'pg';
 import { InputFormatError } from '../formats/input-error.js';
 import { orgNumberProblem } from './org-number.js';
@@ -141,8 +140,9 @@ async function lookUpRecords(
 }
 
 /**
- * Reads every feed from its cursor to the end and writes the changes to `<dir>/<name>`. Returns
- * the range read per feed; no file is written when no feed has a change.
+ * Reads every feed from its cursor to the end and writes the changes to `options.file`, one
+ * per line. Returns the range read per feed (the cursor the publish will store) and the number
+ * of changes; 0 changes leaves an empty file.
  */
 export async function fetchBusinessChanges(options: {
   feedBase: string;
@@ -207,5 +207,3 @@ export async function fetchBusinessChanges(options: {
   }
   return { ranges, items: total };
 }
-
-export const changesFileName = (runId: string) => path.basename(`${runId}.changes.jsonl`);
