@@ -145,6 +145,7 @@ describe('updates feed changes file', () => {
       line({ feed: 'enheter', item: item(14757187, '920000002', 'Endring'), lookupStatus: 410, record: { organisasjonsnummer: '920000002', slettedato: '2022-07-05', _links: {} } }) +
       line({ feed: 'underenheter', item: { oppdateringsid: 'x', organisasjonsnummer: '995858266', endringstype: 'Ny' } }) +
       line({ feed: 'enheter', item: item(14757186, '995849364', 'Ny') }) +
+      line({ feed: 'underenheter', item: item(21390731, '995858266', 'Ukjent'), record: (JSON.parse(await readFile(path.join(FIXTURES, 'real-records.json'), 'utf8')) as object[])[0] }) +
       'not json\n';
     const records = await parse(text, 'r1.changes.jsonl');
     const staged = rows(records).map(named);
@@ -154,14 +155,17 @@ describe('updates feed changes file', () => {
       ['995849364', 14757182, 'remove', null],
       ['927818310', 14757185, 'delete', '2022-07-04'],
       ['920000002', 14757187, 'remove', null],
+      // Ukjent: something changed, the register does not say what; the unit is written as it is now.
+      ['995858266', 21390731, 'upsert', null],
     ]);
+    expect(staged.at(-1)).toMatchObject({ is_sub_unit: true, parent_org_id: '995849364' });
     expect(staged[0]).toMatchObject({ name: '- P A L M E R A -', is_sub_unit: false });
     expect(Object.fromEntries(rejects(records).map((r) => [r.position, r.reason]))).toEqual({
       4: 'unknown endringstype "Omdøpt" (expected Ny, Endring, Sletting, Fjernet or Ukjent)',
       5: 'organisasjonsnummer 916627938 fails the modulus-11 check digit',
       8: 'oppdateringsid "x" is not a positive whole number',
       9: 'Ny of 995849364: the register returned no record for it',
-      10: expect.stringMatching(/^not valid JSON/),
+      11: expect.stringMatching(/^not valid JSON/),
     });
   });
 });
