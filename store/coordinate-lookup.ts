@@ -35,7 +35,7 @@ export interface LookupResult {
   addresses: LookupAddress[];
 }
 
-const LOOKUP_SQL = `
+export const LOOKUP_SQL = `
 WITH hit AS (
   SELECT p.country, p.parcel_id, p.area_m2
   FROM parcel p
@@ -78,7 +78,8 @@ export function validateCoordinate(lat: number, lon: number): void {
 
 export async function lookupCoordinate(db: pg.Pool | pg.PoolClient, country: string, lat: number, lon: number): Promise<LookupResult> {
   validateCoordinate(lat, lon);
-  const result = await db.query(LOOKUP_SQL, [country, lat, lon]);
+  // Named: prepared once per connection; planning this statement costs several times running it.
+  const result = await db.query({ name: 'coordinate-lookup', text: LOOKUP_SQL, values: [country, lat, lon] });
   const row = result.rows[0];
   if (!row) return { addresses: [] };
   const parcel = { parcelId: row.parcel_id, areaM2: round2(row.parcel_area_m2), cadastreIds: row.all_ids ?? [] };

@@ -48,6 +48,6 @@ const FULL_SQL = buildingsSql(true);
 const SUBSET_SQL = buildingsSql(false);
 
 export async function fetchBuildings(db: pg.Pool, country: string, cadastreId: string, full = true): Promise<unknown[]> {
-  const result = await db.query(full ? FULL_SQL : SUBSET_SQL, [country, cadastreId]);
+  const result = await db.query({ name: full ? 'api-buildings' : 'api-buildings-subset', text: full ? FULL_SQL : SUBSET_SQL, values: [country, cadastreId] });
   return result.rows.map((row) => row.building);
 }

@@ -42,6 +42,8 @@ export async function validateResponses(document: OpenApiDocument, responses: re
   const file = path.join(dir, 'nordprop.openapi.json');
   await writeFile(file, JSON.stringify(document));
   const failures: string[] = [];
+  // One compiled validator per response schema: compiling is the slow part.
+  const validators = new Map<string, Awaited<ReturnType<typeof validate>>>();
   try {
     for (const response of responses) {
       const where = `${response.method} ${response.path} → ${response.status}`;
@@ -65,7 +67,9 @@ export async function validateResponses(document: OpenApiDocument, responses: re
       }
       if (typeof response.body === 'string') continue;
       const uri = `file://${file}${pointer('paths', template, response.method.toLowerCase(), 'responses', String(response.status), 'content', mediaType, 'schema')}`;
-      const output = await validate(uri, response.body as never);
+      let validator = validators.get(uri);
+      if (!validator) validators.set(uri, (validator = await validate(uri)));
+      const output = validator(response.body as never);
       if (!output.valid) failures.push(`${where}: body does not match the schema: ${JSON.stringify(response.body).slice(0, 400)}`);
     }
   } finally {

@@ -1,0 +1,215 @@
+/**
+ * API load benchmark: GET /coordinates/{country}/{lat}/{lon} and GET /properties/{country}/{id}
+ * over loopback with autocannon, side by side with a bare pgbench of the same SQL (the ceiling).
+ * Reads an already loaded store (the demo's, or `npm run bench`'s national-size one):
+ *
+ *   npm run build && node dist/bench/api-load.js --database-url postgres://…/nordprop_bench [--duration 20] [--connections 32]
+ *
+ * It starts its own API process (stopped at the end), writes `.data/bench/api-load.md`, and with
+ * `--write-benchmarks` replaces the API section of BENCHMARKS.md.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { PROJECT_ROOT } from '../lib/config.js';
+import { LOOKUP_SQL } from '../store/coordinate-lookup.js';
+import { PROPERTY_SQL } from '../api/store/property.js';
+import { createClient } from '../api/auth/clients.js';
+
+const run = promisify(execFile);
+const log = (line: string) => process.stderr.write(`[api-bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+interface Measurement {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+const { values: options } = parseArgs({
+  options: {
+    'database-url': { type: 'string', default: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/nordprop' },
+    duration: { type: 'string', default: '20' },
+    connections: { type: 'string', default: '32' },
+    points: { type: 'string', default: '10000' },
+    'write-benchmarks': { type: 'boolean', default: false },
+  },
+});
+const databaseUrl = options['database-url']!;
+const duration = Number(options.duration);
+const connections = Number(options.connections);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The compiled CLI when built (realistic numbers), else through tsx. */
+async function startApi(port: number): Promise<ChildProcess> {
+  const compiled = path.join(PROJECT_ROOT, 'dist/cli/main.js');
+  const built = existsSync(path.join(PROJECT_ROOT, 'dist/api/server.js'));
+  const args = built ? [compiled, 'api'] : ['--import', 'tsx', path.join(PROJECT_ROOT, 'cli/main.ts'), 'api'];
+  if (!built) log('dist/ has no API build: running it through tsx (npm run build first for realistic numbers)');
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      NORDPROP_ENV_FILE: '',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      NORDPROP_API_BASE_URL: `http://127.0.0.1:${port}`,
+      NORDPROP_API_MASTER_KEY: randomBytes(32).toString('base64'),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the API exited (${code}) before listening`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('nordprop API listening')) resolve();
+    });
+  });
+  child.stdout!.resume();
+  return child;
+}
+
+async function loadGenerator(baseUrl: string, token: string, paths: string[]): Promise<Measurement> {
+  let next = 0;
+  const result = await autocannon({
+    url: baseUrl,
+    connections,
+    duration,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
+  });
+  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+/** pgbench of one statement, with per-transaction latencies logged for the percentiles. */
+async function pgbench(script: string): Promise<Measurement> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-pgbench-'));
+  try {
+    const file = path.join(dir, 'script.sql');
+    await writeFile(file, script);
+    const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(duration), '-f', file, '-l', '--log-prefix', path.join(dir, 'tx'), databaseUrl], { maxBuffer: 64 * 1024 * 1024 });
+    const tps = Number(/tps = ([0-9.]+)/.exec(stdout)?.[1]);
+    const latencies: number[] = [];
+    for (const name of (await readdir(dir)).filter((n) => n.startsWith('tx'))) {
+      for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
+        const micros = Number(line.split(' ')[2]);
+        if (Number.isFinite(micros)) latencies.push(micros / 1000);
+      }
+    }
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+    return { requestsPerSecond: tps, p50Ms: at(0.5), p99Ms: at(0.99), errors: 0 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The store's SQL with its parameters as pgbench variables. */
+const asPgbench = (sql: string, replacements: [RegExp, string][]) => replacements.reduce((text, [from, to]) => text.replace(from, to), sql).trim();
+
+async function main(): Promise<void> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const points = Number(options.points);
+  log(`sampling ${points} address points and properties from ${databaseUrl.replace(/\/\/[^@]*@/, '//')}`);
+  await pool.query(`DROP TABLE IF EXISTS api_bench_point; DROP TABLE IF EXISTS api_bench_property`);
+  await pool.query(
+    `CREATE UNLOGGED TABLE api_bench_point AS
+     SELECT row_number() OVER () AS i, ST_Y(geom) AS lat, ST_X(geom) AS lon FROM (SELECT geom FROM address WHERE country = 'NO' ORDER BY random() LIMIT $1) s`,
+    [points],
+  );
+  await pool.query(
+    `CREATE UNLOGGED TABLE api_bench_property AS
+     SELECT row_number() OVER () AS i, cadastre_id FROM (SELECT DISTINCT cadastre_id FROM parcel_property WHERE country = 'NO' ORDER BY 1 LIMIT $1) s`,
+    [points],
+  );
+  await pool.query(`ALTER TABLE api_bench_point ADD PRIMARY KEY (i); ALTER TABLE api_bench_property ADD PRIMARY KEY (i); ANALYZE api_bench_point; ANALYZE api_bench_property`);
+  const pointRows = (await pool.query(`SELECT round(lat::numeric, 7) AS lat, round(lon::numeric, 7) AS lon FROM api_bench_point ORDER BY i`)).rows;
+  const propertyRows = (await pool.query(`SELECT cadastre_id FROM api_bench_property ORDER BY i`)).rows;
+  if (!pointRows.length || !propertyRows.length) throw new Error('the store has no Norwegian addresses or parcels: load it first (npm run demo or npm run bench)');
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const client = await createClient(pool, { scopes: ['properties.read'], tier: 'enterprise', sandbox: false, name: 'api-bench', dailyCallLimit: 2_000_000_000, burstLimit: 1_000_000 });
+  const api = await startApi(port);
+  try {
+    const token = await fetch(`${baseUrl}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    const coordinatePaths = pointRows.map((p) => `/coordinates/NO/${p.lat}/${p.lon}`);
+    const propertyPaths = propertyRows.map((p) => `/properties/NO/${p.cadastre_id}`);
+
+    log(`GET /coordinates: ${duration} s, ${connections} connections`);
+    const coordinatesApi = await loadGenerator(baseUrl, token, coordinatePaths);
+    log(`pgbench of the coordinate lookup`);
+    const coordinatesSql = await pgbench(
+      `\\set i random(1, ${pointRows.length})\nSELECT lat, lon FROM api_bench_point WHERE i = :i \\gset\n` +
+        `${asPgbench(LOOKUP_SQL, [[/\$1/g, `'NO'`], [/\$2/g, ':lat'], [/\$3/g, ':lon']]).replace(/\s+/g, ' ')};\n`,
+    );
+    log(`GET /properties: ${duration} s, ${connections} connections`);
+    const propertyApi = await loadGenerator(baseUrl, token, propertyPaths);
+    log(`pgbench of the property query`);
+    const propertySql = await pgbench(
+      `\\set i random(1, ${propertyRows.length})\nSELECT quote_literal(cadastre_id) AS id FROM api_bench_property WHERE i = :i \\gset\n` +
+        `${asPgbench(PROPERTY_SQL, [[/\$1/g, `'NO'`], [/\$2::text\[\]/g, 'ARRAY[:id]::text[]'], [/\$3/g, 'false']]).replace(/\s+/g, ' ')};\n`,
+    );
+    const counts = (await pool.query(`SELECT (SELECT count(*) FROM parcel)::int AS parcels, (SELECT count(*) FROM address)::int AS addresses`)).rows[0];
+    const report = render({ coordinatesApi, coordinatesSql, propertyApi, propertySql }, counts);
+    await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
+    await writeFile(path.join(PROJECT_ROOT, '.data/bench/api-load.md'), report);
+    process.stdout.write(report);
+    if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), report);
+  } finally {
+    api.kill('SIGTERM');
+    await pool.query(`DROP TABLE IF EXISTS api_bench_point; DROP TABLE IF EXISTS api_bench_property; DELETE FROM api_client WHERE client_id = $1`, [client.clientId]).catch(() => undefined);
+    await pool.end();
+  }
+}
+
+function render(m: Record<'coordinatesApi' | 'coordinatesSql' | 'propertyApi' | 'propertySql', Measurement>, counts: { parcels: number; addresses: number }): string {
+  const row = (what: string, x: Measurement) => `| ${what} | ${x.requestsPerSecond.toFixed(0)} | ${x.p50Ms.toFixed(2)} | ${x.p99Ms.toFixed(2)} | ${x.errors} |`;
+  const share = (api: Measurement, sql: Measurement) => `${((api.requestsPerSecond / sql.requestsPerSecond) * 100).toFixed(0)}%`;
+  return [
+    '<!-- api-benchmark:start -->',
+    '## REST API on loopback',
+    '',
+    `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; ${connections} connections, ${duration} s each, ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator.`,
+    'The API does per request: the token (cached), one statement counting the call (rate window and day), the lookup, and for a hit one more for the buildings.',
+    'pgbench runs the same lookup SQL (plus a primary-key read of the random point) with prepared statements.',
+    '',
+    '| what | requests/s | p50 ms | p99 ms | errors |',
+    '|---|---|---|---|---|',
+    row('GET /coordinates/NO/{lat}/{lon} (autocannon)', m.coordinatesApi),
+    row('coordinate lookup SQL (pgbench)', m.coordinatesSql),
+    row('GET /properties/NO/{cadastreId} (autocannon)', m.propertyApi),
+    row('property SQL (pgbench)', m.propertySql),
+    '',
+    `Coordinates: the API reaches ${share(m.coordinatesApi, m.coordinatesSql)} of the bare query's throughput (target ≥ 70%, p99 < 10 ms). Properties: ${share(m.propertyApi, m.propertySql)}.`,
+    '<!-- api-benchmark:end -->',
+    '',
+  ].join('\n');
+}
+
+async function replaceSection(file: string, section: string): Promise<void> {
+  const text = await readFile(file, 'utf8');
+  const pattern = /<!-- api-benchmark:start -->[\s\S]*<!-- api-benchmark:end -->\n?/;
+  await writeFile(file, pattern.test(text) ? text.replace(pattern, section) : `${text.trimEnd()}\n\n${section}`);
+}
+
+await main();
