@@ -153,15 +153,18 @@ describe('limits', () => {
 
   it('a burst beyond the window answers 429 with Retry-After; every response carries RateLimit headers', async () => {
     const client = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'], burstLimit: 3 });
-    const responses = await Promise.all(Array.from({ length: 10 }, () => get(api.baseUrl, PROPERTY, client.token)));
+    const started = Date.now();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => get(api.baseUrl, PROPERTY, client.token)));
+    const windows = Math.ceil((Date.now() - started) / 1000) + 1;
     for (const response of responses) {
       expect(response.headers.get('ratelimit-limit')).toBe('3');
       expect(Number(response.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
       expect(Number(response.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
     }
     const limited = responses.filter((r) => r.status === 429);
-    // Ten requests fall into at most two one-second windows of three.
-    expect(limited.length).toBeGreaterThanOrEqual(4);
+    // At most three requests pass in each one-second window the burst spanned.
+    expect(responses.length - limited.length).toBeLessThanOrEqual(3 * windows);
+    expect(limited.length).toBeGreaterThanOrEqual(1);
     for (const response of limited) {
       expect(response.body).toMatchObject({ code: 'RATE_LIMITED', type: `${api.baseUrl}/problems/too-many-requests`, status: 429 });
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -183,7 +186,10 @@ describe('limits', () => {
   });
 
   it('the catalog and the description are rate limited per address without a token', async () => {
-    const responses = await Promise.all(Array.from({ length: 120 }, () => get(api.baseUrl, '/health')));
+    const started = Date.now();
+    const responses = await Promise.all(Array.from({ length: 400 }, () => get(api.baseUrl, '/health')));
+    const windows = Math.ceil((Date.now() - started) / 1000) + 1;
+    expect(responses.filter((r) => r.status === 200).length).toBeLessThanOrEqual(50 * windows);
     expect(responses.some((r) => r.status === 429)).toBe(true);
     expect(responses.every((r) => r.headers.get('ratelimit-limit') === '50')).toBe(true);
   });
