@@ -1,4 +1,7 @@
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { pipeline as streamPipeline } from 'node:stream/promises';
+import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REAL_DATA_DIR } from '../../support/real-data.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
@@ -58,6 +61,19 @@ describe('no-area: the real 2024 municipality boundaries', () => {
     expect(sourceOf(again, 'no-area')).toMatchObject({ outcome: 'unchanged', inserted: 0, updated: 0, deleted: 0 });
     const forced = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-area', input: REAL_KOMMUNER, force: true });
     expect(sourceOf(forced, 'no-area')).toMatchObject({ outcome: 'published', rowsRead: 357, inserted: 0, updated: 0, deleted: 0 });
+    expect(await municipalityDigest()).toBe(before);
+  });
+
+  it('reads the same boundaries from a zip, as Geonorge ships them, and changes nothing', async () => {
+    const before = await municipalityDigest();
+    const zip = path.join(pipeline.dataDir, 'Basisdata_0000_Norge_4258_Kommuner_GeoJSON.zip');
+    const archive = new yazl.ZipFile();
+    archive.addEmptyDirectory('Basisdata_0000_Norge_4258_Kommuner_GeoJSON');
+    archive.addFile(REAL_KOMMUNER, 'Basisdata_0000_Norge_4258_Kommuner_GeoJSON/Kommuner.geojson');
+    archive.end();
+    await streamPipeline(archive.outputStream, createWriteStream(zip));
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-area', input: zip });
+    expect(sourceOf(summary, 'no-area')).toMatchObject({ outcome: 'published', rowsRead: 357, rowsStaged: 357, inserted: 0, updated: 0, deleted: 0 });
     expect(await municipalityDigest()).toBe(before);
   });
 
