@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
+import yauzl from 'yauzl';
 import { InputFormatError } from './input-error.js';
-import { openInput } from './open-input.js';
 import type { ParsedRecord } from '../source-adapter.js';
 
 /**
@@ -16,9 +16,9 @@ import type { ParsedRecord } from '../source-adapter.js';
  * pipeline keeps its one-artifact-per-run rule (one sha256, one download, one ledger entry).
  * Tar rather than zip because tar is read front to back from the stream the stage activity
  * hands the parser; a zip needs random access. A member may itself be the register's own zip
- * download (e.g. `scb_bulkfil.zip` as fetched): it is spooled to a temporary file and its data
- * file opened with the shared zip reader. Anything that is not a tar is a bundle of one member,
- * so a single file loads as it is.
+ * download (e.g. `scb_bulkfil.zip` as fetched): it is spooled to a temporary file and each of
+ * its data files becomes a member. Anything that is not a tar is a bundle of one member, so a
+ * single file loads as it is.
  */
 
 export interface BundleMember {
@@ -35,18 +35,58 @@ export const memberPosition = (member: BundleMember, line: number) => member.ord
 
 export const isTarName = (fileName: string) => /\.(tar|tar\.gz|tgz)$/i.test(fileName);
 
-/** Spools a zip member to a temporary file (yauzl needs random access) and opens its data file. */
-async function openZipMember(stream: Readable, name: string, dataFile: RegExp): Promise<{ fileName: string; stream: Readable; cleanup: () => Promise<void> }> {
+function openZip(filePath: string, label: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(filePath, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, (error, zip) => {
+      if (error) reject(new InputFormatError(`${label} is not a readable zip archive (truncated or corrupt?): ${error.message}`));
+      else resolve(zip);
+    });
+  });
+}
+
+/** The next entry of a lazily read zip, or null at its end. */
+function nextEntry(zip: yauzl.ZipFile, label: string): Promise<yauzl.Entry | null> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => zip.removeAllListeners('entry').removeAllListeners('end').removeAllListeners('error');
+    zip.once('entry', (entry: yauzl.Entry) => (cleanup(), resolve(entry)));
+    zip.once('end', () => (cleanup(), resolve(null)));
+    zip.once('error', (error: Error) => (cleanup(), reject(new InputFormatError(`${label} is a corrupt zip archive: ${error.message}`))));
+    zip.readEntry();
+  });
+}
+
+/**
+ * Every data file of a zip member, in archive order: a register's zip may hold its file in
+ * parts (SCB's `scb_bulkfil_JE_<time>_<n>.txt`), and reading only the first would drop the rest.
+ * The member is spooled to a temporary file first (yauzl needs random access).
+ */
+async function* zipMemberFiles(stream: Readable, name: string, dataFile: RegExp): AsyncGenerator<{ fileName: string; stream: Readable }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-bundle-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
     const spooled = path.join(dir, name);
     await pipeline(stream, createWriteStream(spooled));
-    const opened = await openInput(spooled, dataFile);
-    return { fileName: opened.fileName, stream: opened.stream, cleanup };
-  } catch (error) {
-    await cleanup();
-    throw error;
+    const zip = await openZip(spooled, name);
+    const seen: string[] = [];
+    let found = 0;
+    try {
+      for (let entry = await nextEntry(zip, name); entry; entry = await nextEntry(zip, name)) {
+        if (entry.fileName.endsWith('/')) continue;
+        seen.push(entry.fileName);
+        if (!dataFile.test(entry.fileName)) continue;
+        found++;
+        const current = entry;
+        const data = await new Promise<Readable>((resolve, reject) =>
+          zip.openReadStream(current, (error, opened) => (error ? reject(new InputFormatError(`cannot read ${current.fileName} in ${name}: ${error.message}`)) : resolve(opened))),
+        );
+        yield { fileName: path.basename(entry.fileName), stream: data };
+        await drain(data);
+      }
+    } finally {
+      zip.close();
+    }
+    if (!found) throw new InputFormatError(`${name} holds no file matching ${dataFile} (entries: ${seen.join(', ') || 'none'})`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -74,13 +114,7 @@ export async function* readBundle(input: Readable, fileName: string, options: { 
       // tar-stream's entries are streamx streams; the parsers expect Node's.
       const stream = Readable.from(entry);
       if (/\.zip$/i.test(name)) {
-        const inner = await openZipMember(stream, name, options.dataFile);
-        try {
-          yield { name: inner.fileName, ordinal: ordinal++, stream: inner.stream };
-          await drain(inner.stream);
-        } finally {
-          await inner.cleanup();
-        }
+        for await (const inner of zipMemberFiles(stream, name, options.dataFile)) yield { name: inner.fileName, ordinal: ordinal++, stream: inner.stream };
         continue;
       }
       yield { name, ordinal: ordinal++, stream };

@@ -6,7 +6,7 @@ import { seBusiness } from '../../../sources/se/business.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
 import { parseAll, rowObject } from './parse-all.js';
-import { writeTarBundle } from './tar-bundle.js';
+import { writeTarBundle, zipOf } from './tar-bundle.js';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/se/business');
 const BOLAGSVERKET = 'bolagsverket_bulkfil.txt';
@@ -87,6 +87,26 @@ describe('se-business parsers', () => {
     await expect(parseAll(seBusiness, scbUtf8)).rejects.toThrow(/looks UTF-8 encoded .* delivered in Latin-1; refusing to load it as mojibake/);
     await writeFile(path.join(dir, `latin1-${BOLAGSVERKET}`), Buffer.from((await fixture(BOLAGSVERKET)).toString('utf8'), 'latin1'));
     await expect(parseAll(seBusiness, path.join(dir, `latin1-${BOLAGSVERKET}`))).rejects.toThrow(/is not valid UTF-8 near byte \d+ \(is it Latin-1/);
+  });
+
+  it("reads the registers' own zip downloads inside the tar, every part of a split SCB file", async () => {
+    const scb = (await fixture(SCB)).toString('latin1').split('\r\n').filter(Boolean);
+    const [header, ...rows] = scb;
+    const part = (lines: string[]) => Buffer.from(`${[header, ...lines].join('\r\n')}\r\n`, 'latin1');
+    const downloads = await writeTarBundle(path.join(dir, 'downloads.tar'), [
+      { name: 'bolagsverket_bulkfil.zip', content: await zipOf([{ name: BOLAGSVERKET, content: await fixture(BOLAGSVERKET) }]) },
+      { name: 'scb_bulkfil.zip', content: await zipOf([{ name: 'scb_bulkfil_JE_20261115T000000_1.txt', content: part(rows.slice(0, 2)) }, { name: 'scb_bulkfil_JE_20261115T000000_2.txt', content: part(rows.slice(2)) }]) },
+    ]);
+    const { rows: parsed, rejects } = await parseAll(seBusiness, downloads);
+    const direct = await parseAll(seBusiness, await writeTarBundle(path.join(dir, 'direct.tar'), [
+      { name: BOLAGSVERKET, content: await fixture(BOLAGSVERKET) }, { name: SCB, content: await fixture(SCB) },
+    ]));
+    expect(parsed.map((r) => r.values)).toEqual(direct.rows.map((r) => r.values));
+    expect(parsed.filter((r) => r.values[0] === 'SCB')).toHaveLength(4);
+    const withoutPlace = (reason: string) => reason.replace(/^\S+ line \d+: /, '');
+    expect(rejects.map((r) => withoutPlace(r.reason))).toEqual(direct.rejects.map((r) => withoutPlace(r.reason)));
+    // The second part's rows are read too, and its rejects name that part.
+    expect(rejects.filter((r) => r.reason.startsWith('scb_bulkfil_JE_20261115T000000_2.txt line '))).toHaveLength(3);
   });
 
   it('fails a bundle without the Bolagsverket file, and a file of unknown header', async () => {
