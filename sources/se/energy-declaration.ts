@@ -1,5 +1,6 @@
 import type { CellValue } from '../source-adapter.js';
 import { cadastreIdFromText, SeDesignationError } from './designation-text.js';
+import { municipalityName } from './municipality-names.js';
 import { parseSwedishNumber, SwedishNumberError } from './swedish-number.js';
 
 /**
@@ -146,10 +147,8 @@ export function extractDeclarationValues(field: (column: ExtractColumn) => strin
   const kommunkod = kommun.padStart(4, '0');
   const designation = field('idfastbet')?.trim() ?? '';
   if (!designation) throw new DeclarationError('IdFastBet is empty');
-  // The extract may or may not lead with the registerområde; a leading word that is not part of
-  // the trakt is recognised by the etikett rule only when the name is known, so pass none here:
-  // the extract's IdFastBet is the designation within the municipality.
-  const cadastreId = cadastreIdFromText(kommunkod, designation);
+  // IdFastBet may or may not lead with the registerområde (`UMEÅ TOLVMANSGÅRDEN 4`).
+  const cadastreId = cadastreIdFromText(kommunkod, designation, municipalityName(kommunkod));
   const [issued, validTo] = performedAndValidTo(field('utford'), 'Utford');
   const floors = parseSwedishNumber('EgenAntalPlan', field('egenantalplan'));
   if (floors !== null && (!Number.isInteger(floors) || floors < 0)) throw new DeclarationError(`EgenAntalPlan "${field('egenantalplan')}" is not a whole number`);

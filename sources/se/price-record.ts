@@ -1,6 +1,7 @@
 import type { CellValue } from '../source-adapter.js';
 import { RecordError } from '../formats/json-lines.js';
 import { cadastreIdFromText, SeDesignationError } from './designation-text.js';
+import { municipalityName } from './municipality-names.js';
 import type { CodeTableName } from './price-code-tables.js';
 import { identityNumber, RegisterValueError } from './register-value.js';
 
@@ -102,7 +103,8 @@ export function priceRecordValues(record: PriceRecord, codes: ReadonlyMap<CodeTa
   const objectType = code('K_OTYP', 'objekttyp', record.objekttyp);
   let cadastreId: string;
   try {
-    cadastreId = cadastreIdFromText(record.kommunkod, record.fastighetsbeteckning);
+    // Converters may leave the registerområde in front (`STOCKHOLM KUNGSHOLMEN 1:2`).
+    cadastreId = cadastreIdFromText(record.kommunkod, record.fastighetsbeteckning, municipalityName(record.kommunkod));
   } catch (error) {
     if (error instanceof SeDesignationError) throw new RecordError(error.message);
     throw error;
