@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { getPool } from '../lib/db.js';
 import { selectSources } from '../sources/registry.js';
 import type { Country } from '../sources/source-adapter.js';
@@ -96,10 +97,18 @@ export async function finishRun(input: { runId: string }): Promise<RunSummary> {
   return { runId: input.runId, kind: run.rows[0].kind, outcome, durationMs: Math.round(run.rows[0].duration_ms), sources: summaries };
 }
 
-export async function recordDuration(runId: string, sourceId: string, phase: string, ms: number, fields: Record<string, unknown> = {}): Promise<void> {
+/** `db`: an activity that already holds connections passes one, so it never waits on the pool for another. */
+export async function recordDuration(
+  runId: string,
+  sourceId: string,
+  phase: string,
+  ms: number,
+  fields: Record<string, unknown> = {},
+  db: Pick<pg.Pool, 'query'> = getPool(),
+): Promise<void> {
   const names = Object.keys(fields);
   const sets = names.map((name, i) => `${name} = $${i + 5}`);
-  await getPool().query(
+  await db.query(
     `UPDATE source_run SET durations_ms = durations_ms || jsonb_build_object($3::text, $4::numeric)${sets.length ? `, ${sets.join(', ')}` : ''}
      WHERE run_id = $1 AND source_id = $2`,
     [runId, sourceId, phase, Math.round(ms), ...names.map((name) => fields[name])],

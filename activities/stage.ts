@@ -148,7 +148,7 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
     const { staged, rejected: rejectedTotal } = totals.rows[0];
     await recordDuration(request.runId, source.id, 'stage', performance.now() - started, {
       staging_table: table, rows_read: staged + rejectedTotal, rows_staged: staged, rows_rejected: rejectedTotal,
-    });
+    }, client);
     return { stagingTable: table, rowsRead: staged + rejectedTotal, rowsStaged: staged, rowsRejected: rejectedTotal };
   } catch (error) {
     failure = error as Error;

@@ -11,7 +11,9 @@ const pools = new Map<string, pg.Pool>();
 export function getPool(databaseUrl = loadConfig().databaseUrl): pg.Pool {
   let pool = pools.get(databaseUrl);
   if (!pool) {
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 8, application_name: 'nordprop' });
+    // A stage activity holds two connections (COPY and rejects) and the worker runs four
+    // activities at once: room for all of them plus the short ledger queries beside them.
+    pool = new pg.Pool({ connectionString: databaseUrl, max: 12, application_name: 'nordprop' });
     pools.set(databaseUrl, pool);
   }
   return pool;

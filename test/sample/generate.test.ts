@@ -1,3 +1,4 @@
+import { SAMPLE_REGISTER_FILES } from '../../sample/register-files.js';
 import { createHash } from 'node:crypto';
 import { readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -122,8 +123,9 @@ describe('generateSample', () => {
   it('reports progress up to twice the parcel count (one pass per file)', async () => {
     const calls: [number, number][] = [];
     await generateSample({ outDir: await tempDir('sample-progress'), parcels: 25, seed: 4, onProgress: (d, t) => calls.push([d, t]) });
-    expect(calls.at(-1)).toEqual([50, 50]);
-    expect(calls.every(([done, total], i) => total === 50 && (i === 0 || done >= calls[i - 1][0]))).toBe(true);
+    const total = (2 + SAMPLE_REGISTER_FILES.length) * 25; // one pass per file
+    expect(calls.at(-1)).toEqual([total, total]);
+    expect(calls.every(([done, all], i) => all === total && (i === 0 || done >= calls[i - 1][0]))).toBe(true);
   });
 
   it('rejects a non-positive size before writing anything', async () => {
