@@ -43,7 +43,7 @@ export async function* readMunicipalityBoundaries(stream: Readable, fileName: st
       for (const feature of gpkg.features(layer, [codeColumn, nameColumn])) {
         const reject = (reason: string) => batch.push({ kind: 'reject', position: feature.position, reason, raw: rawAttributes(feature) });
         const code = String(feature.attributes[codeColumn] ?? '').trim();
-        const name = String(feature.attributes[nameColumn] ?? '').trim().replace(/ kommun$/, '');
+        const name = String(feature.attributes[nameColumn] ?? '').trim();
         if (!/^\d{4}$/.test(code)) reject(`${codeColumn} "${code}" is not a four-digit kommunkod`);
         else if (!name) reject(`${nameColumn} is empty`);
         else if (feature.error || !feature.geometry) reject(feature.error ?? 'no geometry');

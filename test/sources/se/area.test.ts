@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seArea } from '../../../sources/se/area.js';
+import { GeoPackageWriter } from '../../../sources/formats/geopackage-writer.js';
 import { REAL_DATA_DIR } from '../../support/real-data.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
@@ -42,6 +43,26 @@ describe('se-area parsers', () => {
     const fake = path.join(dir, 'kommun.gpkg');
     await writeFile(fake, 'kommunkod;namn\n0180;Stockholm\n');
     await expect(parseAll(seArea, fake)).rejects.toThrow(/kommun\.gpkg is not a GeoPackage: it is not an SQLite database file/);
+  });
+
+  it('fails a boundary layer in the wrong CRS, and rejects a municipality without a code or geometry', async () => {
+    const layer = (srsId: number) => ({ table: 'kommun', geometryColumn: 'geom', geometryType: 'MULTIPOLYGON', srsId, columns: [{ name: 'kommunkod', type: 'TEXT' as const }, { name: 'kommunnamn', type: 'TEXT' as const }] });
+    const square = (x: number, y: number, size: number) => ({ type: 'MultiPolygon' as const, polygons: [[[x, y, x + size, y, x + size, y + size, x, y + size, x, y]]] });
+    const wgs84 = path.join(dir, 'kommun-4326.gpkg');
+    const wrongCrs = GeoPackageWriter.create(wgs84, layer(4326));
+    wrongCrs.add(['0180', 'Stockholm'], square(18.0, 59.3, 0.1));
+    wrongCrs.close();
+    await expect(parseAll(seArea, wgs84)).rejects.toThrow(/layer "kommun" is in EPSG:4326, expected EPSG:3006/);
+
+    const sweref = path.join(dir, 'kommun-3006.gpkg');
+    const writer = GeoPackageWriter.create(sweref, layer(3006));
+    writer.add(['0180', 'Stockholm'], square(670000, 6575000, 1000));
+    writer.add(['180', 'Kort kod'], square(680000, 6575000, 1000));
+    writer.add(['0181', 'Utan geometri'], null);
+    writer.close();
+    const { rows, rejects } = await parseAll(seArea, sweref);
+    expect(rows.map((r) => rowObject(seArea, r.values))).toEqual([expect.objectContaining({ record_key: '0180', name: 'Stockholm', area_m2: 1_000_000 })]);
+    expect(rejects.map((r) => r.reason.replace(/^\S+ line \d+: /, ''))).toEqual(['kommunkod "180" is not a four-digit kommunkod', 'no geometry (NULL)']);
   });
 
   it('reads postal codes and land allocations, rejecting bad rows with reasons', async () => {
