@@ -14,6 +14,10 @@ export function getPool(databaseUrl = loadConfig().databaseUrl): pg.Pool {
     // A stage activity holds two connections (COPY and rejects) and the worker runs four
     // activities at once: room for all of them plus the short ledger queries beside them.
     pool = new pg.Pool({ connectionString: databaseUrl, max: 12, application_name: 'nordprop' });
+    // An idle connection the server closes (restart, pg_terminate_backend, a dropped database)
+    // is an error event on the pool: without a listener it would crash the whole process.
+    // The pool discards that client; the next query opens a new one or fails on its own.
+    pool.on('error', (error) => console.warn(`nordprop: idle database connection lost: ${error.message}`));
     pools.set(databaseUrl, pool);
   }
   return pool;
