@@ -22,7 +22,31 @@ import { noZoning } from './no/zoning.js';
 import { noBusiness } from './no/business.js';
 
 /** Every register the pipeline ingests. Adding a source means adding its adapter here. */
-export const SOURCES: readonly SourceAdapter[] = [noAddress, noCadastre, noBuilding, noMatrikkelDetail, noEnergy, noCertification, noPermits, seEnergy, seBusiness, seTransactions, seArea, noArea, noGrunnkrets, noPostalCode, noLandAllocation, noLandRegistry, noZoning, noBusiness, seCadastre, seAddress, seBuilding];
+export const SOURCES: readonly SourceAdapter[] = [
+  // Norway
+  noAddress,
+  noCadastre,
+  noBuilding,
+  noMatrikkelDetail,
+  noEnergy,
+  noCertification,
+  noPermits,
+  noLandRegistry,
+  noZoning,
+  noArea,
+  noGrunnkrets,
+  noPostalCode,
+  noLandAllocation,
+  noBusiness,
+  // Sweden
+  seCadastre,
+  seAddress,
+  seBuilding,
+  seEnergy,
+  seBusiness,
+  seTransactions,
+  seArea,
+];
 
 export function getSource(id: string): SourceAdapter {
   const source = SOURCES.find((candidate) => candidate.id === id);
