@@ -80,7 +80,11 @@ export async function lookupCoordinate(db: pg.Pool | pg.PoolClient, country: str
   validateCoordinate(lat, lon);
   // Named: prepared once per connection; planning this statement costs several times running it.
   const result = await db.query({ name: 'coordinate-lookup', text: LOOKUP_SQL, values: [country, lat, lon] });
-  const row = result.rows[0];
+  return lookupResultOf(country, result.rows[0]);
+}
+
+/** A row of LOOKUP_SQL (or of a statement selecting `l.*` from it) as a LookupResult. */
+export function lookupResultOf(country: string, row: Record<string, any> | undefined): LookupResult {
   if (!row) return { addresses: [] };
   const parcel = { parcelId: row.parcel_id, areaM2: round2(row.parcel_area_m2), cadastreIds: row.all_ids ?? [] };
   if (!row.cadastre_id) return { parcel, addresses: [] };

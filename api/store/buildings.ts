@@ -33,16 +33,21 @@ export function buildingJson(full: boolean): string {
        'location', api_location(b.location)))`;
 }
 
-const buildingsSql = (full: boolean) => `
-SELECT ${buildingJson(full)} AS building
+/** FROM … WHERE of a property's buildings; `$country` / `$cadastreId` are SQL expressions. */
+export const buildingsOf = (country: string, cadastreId: string) => `
 FROM building b
 LEFT JOIN building_detail d ON d.country = b.country AND d.building_number = b.building_number
 LEFT JOIN LATERAL (
   SELECT sum(pa.area_m2) AS area_m2 FROM parcel_property pp JOIN parcel pa ON pa.country = pp.country AND pa.parcel_id = pp.parcel_id
   WHERE pp.country = b.country AND pp.cadastre_id = b.cadastre_id
 ) plot ON true
-WHERE b.country = $1 AND b.cadastre_id = $2
-ORDER BY b.is_main_building DESC NULLS LAST, b.building_number`;
+WHERE b.country = ${country} AND b.cadastre_id = ${cadastreId}`;
+
+export const BUILDING_ORDER = 'b.is_main_building DESC NULLS LAST, b.building_number';
+
+const buildingsSql = (full: boolean) => `
+SELECT ${buildingJson(full)} AS building ${buildingsOf('$1', '$2')}
+ORDER BY ${BUILDING_ORDER}`;
 
 const FULL_SQL = buildingsSql(true);
 const SUBSET_SQL = buildingsSql(false);

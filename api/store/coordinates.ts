@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { lookupCoordinate } from '../../store/coordinate-lookup.js';
-import { fetchBuildings } from './buildings.js';
+import { LOOKUP_SQL, lookupResultOf, validateCoordinate } from '../../store/coordinate-lookup.js';
+import { BUILDING_ORDER, buildingJson, buildingsOf } from './buildings.js';
 import { propertyVisible } from './property.js';
 
 export interface CoordinateAnswer {
@@ -10,17 +10,23 @@ export interface CoordinateAnswer {
 }
 
 /**
- * The property whose parcel covers a WGS84 point (the store's lookup), its buildings (the subset
- * the coordinate response carries) and addresses. Outside every parcel, or on a property a
- * sandbox may not see: no property, empty arrays.
+ * The store's coordinate lookup (parcel covering the point, its property and addresses) with the
+ * property's buildings (the subset the coordinate response carries), in one statement: the
+ * endpoint is the hot path, and each round trip is a large share of its time.
  */
+const COORDINATE_SQL = `
+SELECT l.*, coalesce((SELECT json_agg(${buildingJson(false)} ORDER BY ${BUILDING_ORDER}) ${buildingsOf('$1::text', 'l.cadastre_id')}), '[]') AS buildings
+FROM (${LOOKUP_SQL}) l`;
+
+/** Outside every parcel, or on a property a sandbox may not see: no property, empty arrays. */
 export async function resolveCoordinate(db: pg.Pool, country: string, lat: number, lon: number, sandbox: boolean): Promise<CoordinateAnswer> {
-  const found = await lookupCoordinate(db, country, lat, lon);
+  validateCoordinate(lat, lon);
+  const result = await db.query({ name: 'api-coordinates', text: COORDINATE_SQL, values: [country, lat, lon] });
+  const found = lookupResultOf(country, result.rows[0]);
   const property = found.property;
   if (!property || (sandbox && !(await propertyVisible(db, country, property.cadastreId, true)))) return { buildings: [], addresses: [] };
-  const buildings = await fetchBuildings(db, country, property.cadastreId, false);
   const addresses = property.addresses.map(withoutNulls);
-  return { property: { ...withoutNulls(property), addresses }, buildings, addresses };
+  return { property: { ...withoutNulls(property), addresses }, buildings: result.rows[0].buildings, addresses };
 }
 
 /** The lookup keeps SQL NULLs; the API omits absent fields. */
