@@ -5,6 +5,8 @@ import { multiPolygonEwkt } from '../geo/ewkt.js';
 import { planarArea } from '../geo/planar-area.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
+import { relinkChangedParcels } from '../publish/parcel-links.js';
+import { stepTimer } from '../publish/step-timer.js';
 
 /** Files in a UTM zone get their area from the stream; a geographic file is measured in UTM 33, Norway's national zone. */
 const METRIC_SRIDS = new Set([25832, 25833, 25835]);
@@ -75,35 +77,17 @@ async function* readTeig(input: NodeJS.ReadableStream): AsyncGenerator<ParsedRec
  * parcels have their links rewritten.
  */
 async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const steps: Record<string, number> = {};
-  const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await work();
-    } finally {
-      steps[step] = Math.round(performance.now() - started);
-    }
-  };
+  const { timed, steps } = stepTimer();
   const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId));
-
-  // Links of changed parcels are rewritten; links of parcels that left the register go with them.
-  const links = await timed('parcel_property', async () => {
-    const removed = await client.query(
-      `DELETE FROM parcel_property link
-       WHERE link.country = $1
-         AND NOT EXISTS (SELECT 1 FROM parcel p WHERE p.country = link.country AND p.parcel_id = link.parcel_id AND p.published_run_id <> $2)`,
-      [scope.country, runId],
-    );
-    const added = await client.query(
-      `INSERT INTO parcel_property (country, parcel_id, cadastre_id, is_main_parcel)
-       SELECT $1, s.parcel_id, unit, unit = ANY (s.main_units)
-       FROM ${stagingTable} s
-       JOIN parcel p ON p.country = $1 AND p.parcel_id = s.parcel_id AND p.published_run_id = $2
-       CROSS JOIN LATERAL unnest(s.units) AS unit`,
-      [scope.country, runId],
-    );
-    return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
-  });
+  // A teig links to every unit it lists; see unitsOf for which is the main one.
+  const links = await timed('parcel_property', () =>
+    relinkChangedParcels(
+      client,
+      { stagingTable, cadastreId: 'unit', isMainParcel: 'unit = ANY (s.main_units)', expand: 'CROSS JOIN LATERAL unnest(s.units) AS unit' },
+      scope,
+      runId,
+    ),
+  );
 
   return { ...parcels, tables: { parcel: parcels, parcel_property: links }, stepsMs: steps };
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
 import { readJsonLines } from '../formats/json-lines.js';
 import { mergeTable, scopeFilter, type TableMerge } from '../publish/merge-table.js';
+import { stepTimer } from '../publish/step-timer.js';
 import { LAND_REGISTRY_STAGING_COLUMNS, recordToRow, type Grunnboksblad } from './land-registry-record.js';
 import { inboxPath } from './inbox.js';
 
@@ -121,15 +122,7 @@ async function publishPersons(client: pg.PoolClient, country: string, runId: str
 }
 
 async function publishLandRegistry({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const steps: Record<string, number> = {};
-  const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await work();
-    } finally {
-      steps[step] = Math.round(performance.now() - started);
-    }
-  };
+  const { timed, steps } = stepTimer();
   await timed('snapshot', () => snapshotTables(client, stagingTable));
   const tables: Record<string, ChangeCounts> = {};
   tables.owner = await timed('owner', () => mergeTable(client, 'land_registry_owner', OWNER_MERGE, scope, runId));

@@ -7,6 +7,8 @@ import { multiPolygonEwkt } from '../geo/ewkt.js';
 import { planarArea } from '../geo/planar-area.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
+import { relinkChangedParcels } from '../publish/parcel-links.js';
+import { stepTimer } from '../publish/step-timer.js';
 import { parseEtikett, seCadastreId, seDesignation, SeDesignationError } from './cadastre-id.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from './geopackage-values.js';
 import { relinkAfterCadastre } from './covering-property.js';
@@ -154,34 +156,12 @@ const PROPERTY_MERGE: TableMerge = {
 };
 
 async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const steps: Record<string, number> = {};
-  const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await work();
-    } finally {
-      steps[step] = Math.round(performance.now() - started);
-    }
-  };
+  const { timed, steps } = stepTimer();
   const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId));
-
-  // As in Norway: links of changed parcels are rewritten, links of departed parcels removed.
-  const links = await timed('parcel_property', async () => {
-    const removed = await client.query(
-      `DELETE FROM parcel_property link
-       WHERE link.country = $1
-         AND NOT EXISTS (SELECT 1 FROM parcel p WHERE p.country = link.country AND p.parcel_id = link.parcel_id AND p.published_run_id <> $2)`,
-      [scope.country, runId],
-    );
-    const added = await client.query(
-      `INSERT INTO parcel_property (country, parcel_id, cadastre_id, is_main_parcel)
-       SELECT $1, s.parcel_id, s.cadastre_id, coalesce(s.area_number, 1) = 1
-       FROM ${stagingTable} s
-       JOIN parcel p ON p.country = $1 AND p.parcel_id = s.parcel_id AND p.published_run_id = $2`,
-      [scope.country, runId],
-    );
-    return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
-  });
+  // Each area links to its one property; the first area (område 1) is the main parcel.
+  const links = await timed('parcel_property', () =>
+    relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' }, scope, runId),
+  );
 
   // One row per property; its hash is its areas' hashes, so it changes when any area does.
   const properties = await timed('property_register', async () => {
