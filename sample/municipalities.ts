@@ -2,8 +2,7 @@
  * Real 2024 municipalities (numbers, names, a point inside each) and the choice of which of
  * them a sample of a given size covers.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readSampleCsvRows } from './data-files.js';
 
 export interface Municipality {
   kommunenummer: string;
@@ -36,31 +35,16 @@ const NORWEGIAN_NAME: Record<string, string> = {
   '5622': 'Porsanger', '5628': 'Tana', '5636': 'Nesseby',
 };
 
-function dataFile(name: string): string {
-  // Source tree: sample/data; compiled (dist/sample/*.js): back to the source tree.
-  for (const relative of [`./data/${name}`, `../../sample/data/${name}`]) {
-    const path = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`sample data file ${name} not found next to ${fileURLToPath(import.meta.url)}`);
-}
-
-function readCsvRows(name: string): string[][] {
-  const lines = readFileSync(dataFile(name), 'utf8').split('\n').filter((line) => line.trim() !== '');
-  // Neither file quotes anything (no municipality name contains a comma).
-  return lines.slice(1).map((line) => line.split(','));
-}
-
 let cached: Municipality[] | undefined;
 
 /** All 357 municipalities of 2024, sorted by kommunenummer. */
 export function loadMunicipalities(): Municipality[] {
   if (cached) return cached;
   const points = new Map<string, [number, number]>();
-  for (const [kommunenummer, lon, lat] of readCsvRows('no-municipality-centroids.csv')) {
+  for (const [kommunenummer, lon, lat] of readSampleCsvRows('no-municipality-centroids.csv')) {
     points.set(kommunenummer, [Number(lon), Number(lat)]);
   }
-  const rows = readCsvRows('no-municipalities-2024.csv').sort((a, b) => a[0].localeCompare(b[0]));
+  const rows = readSampleCsvRows('no-municipalities-2024.csv').sort((a, b) => a[0].localeCompare(b[0]));
   cached = rows.map(([kommunenummer, kommunenavn], ordinal) => {
     const point = points.get(kommunenummer);
     if (!point) throw new Error(`no centroid for municipality ${kommunenummer}`);

@@ -5,9 +5,8 @@
  * - land allocations: about one property in 250 of the featured municipalities is offered as a
  *   markanvisning, its first area as the polygon (EPSG:3006).
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { sampleDataFile } from '../data-files.js';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
 import { parcelRng, pick } from '../random.js';
 import { writeTar } from '../tar-writer.js';
@@ -20,14 +19,6 @@ export const SE_AREA_FILE_NAME = 'se_omraden_0000_sverige.tar';
 const ALLOCATION_EVERY = 250;
 const STATUSES = ['Planerad', 'Utlyst', 'Utlyst', 'Under utvärdering', 'Anvisad', 'Avslutad'];
 const PURPOSES = ['bostäder', 'verksamheter', 'förskola', 'bostäder och lokaler'];
-
-function municipalityBoundaries(): string {
-  for (const relative of ['../data/se-kommuner-3006.gpkg', '../../../sample/data/se-kommuner-3006.gpkg']) {
-    const file = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(file)) return file;
-  }
-  throw new Error('sample/data/se-kommuner-3006.gpkg not found');
-}
 
 /** The land allocation offering a property, or null; deterministic from the seed. */
 export function sampleLandAllocationOf(property: SeSampleProperty, seed: string): object | null {
@@ -73,7 +64,7 @@ export async function writeSeAreaSample(context: SampleWriteContext): Promise<{ 
       for (const [code, { postort, kommunkod }] of [...postal].sort(([a], [b]) => a.localeCompare(b))) yield `${code};${postort};${kommunkod}\n`;
     })()) - 1;
     await writeTar(context.path, [
-      { name: 'se-kommuner-3006.gpkg', file: municipalityBoundaries() },
+      { name: 'se-kommuner-3006.gpkg', file: sampleDataFile('se-kommuner-3006.gpkg') },
       { name: 'postnummer.csv', file: postalFile },
       { name: 'markanvisningar.jsonl', file: allocations },
     ]);

@@ -2,8 +2,7 @@
  * Real Swedish municipalities (SCB codes and names, a point deep inside each real boundary)
  * and the choice of which of them a sample of a given size covers.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readSampleCsvRows } from '../data-files.js';
 
 export interface SeMunicipality {
   /** Four digits, text: `0114`. */
@@ -30,29 +29,13 @@ export const SE_DEMO_MAX_PROPERTIES = 10_000;
 /** Beyond the demo size, one more municipality per this many properties, up to all 290. */
 export const SE_PROPERTIES_PER_EXTRA_MUNICIPALITY = 800;
 
-// Same lookup as sample/municipalities.ts (which keeps its helper private): source tree, or
-// from the compiled dist/sample/se back to the source tree.
-function dataFile(name: string): string {
-  for (const relative of [`../data/${name}`, `../../../sample/data/${name}`]) {
-    const path = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`sample data file ${name} not found next to ${fileURLToPath(import.meta.url)}`);
-}
-
-function readCsvRows(name: string): string[][] {
-  const lines = readFileSync(dataFile(name), 'utf8').split('\n').filter((line) => line.trim() !== '');
-  // Neither file quotes anything (no municipality name contains a comma).
-  return lines.slice(1).map((line) => line.split(','));
-}
-
 let cached: SeMunicipality[] | undefined;
 
 /** All 290 municipalities, sorted by kommunkod. */
 export function loadSwedishMunicipalities(): SeMunicipality[] {
   if (cached) return cached;
-  const anchors = new Map(readCsvRows('se-municipality-anchors.csv').map(([code, east, north, clearance]) => [code, [Number(east), Number(north), Number(clearance)]]));
-  const list = readCsvRows('se-municipalities.csv')
+  const anchors = new Map(readSampleCsvRows('se-municipality-anchors.csv').map(([code, east, north, clearance]) => [code, [Number(east), Number(north), Number(clearance)]]));
+  const list = readSampleCsvRows('se-municipalities.csv')
     .map(([kommunkod, , name, lanskod]) => {
       const anchor = anchors.get(kommunkod);
       if (!anchor) throw new Error(`no anchor point for municipality ${kommunkod} in se-municipality-anchors.csv`);
