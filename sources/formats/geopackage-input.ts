@@ -51,27 +51,33 @@ export interface LayerSpec {
 
 const BATCH = 500;
 
+/** What to read from an open GeoPackage: a layer, its attribute columns, and how a feature becomes a staged record. */
+export interface LayerReading {
+  layer: GeoPackageLayer;
+  columns: string[];
+  toRecord: (feature: GeoPackageFeature, layer: GeoPackageLayer) => ParsedRecord;
+}
+
 /**
- * Opens the GeoPackage, checks the layer, and turns its rows into staged records with
- * `toRecord` (one per feature), in batches. The file is closed (and an extracted copy removed)
- * however the iteration ends.
+ * Opens the GeoPackage, lets `plan` choose the layer and columns (it may throw an
+ * InputFormatError for a file without them), and yields the features as staged records in
+ * batches. The file is closed (and an extracted copy removed) however the iteration ends.
  */
-export async function* readGeoPackageLayer(
+export async function* readGeoPackage(
   input: Readable,
   context: ParseContext,
-  spec: LayerSpec,
-  toRecord: (feature: GeoPackageFeature, layer: GeoPackageLayer) => ParsedRecord,
+  plan: (gpkg: GeoPackage) => LayerReading,
+  batchSize = BATCH,
 ): AsyncGenerator<ParsedRecord[]> {
   const file = await geoPackageFile(input, context);
   try {
     const gpkg = GeoPackage.open(file.path, context.fileName);
     try {
-      const layer = gpkg.layer(spec.layer, spec.srid);
+      const { layer, columns, toRecord } = plan(gpkg);
       let batch: ParsedRecord[] = [];
-      const present = (spec.optionalColumns ?? []).filter((column) => layer.columns.includes(column));
-      for (const feature of gpkg.features(layer, [...spec.columns, ...present])) {
+      for (const feature of gpkg.features(layer, columns)) {
         batch.push(toRecord(feature, layer));
-        if (batch.length >= BATCH) {
+        if (batch.length >= batchSize) {
           yield batch;
           batch = [];
         }
@@ -83,6 +89,20 @@ export async function* readGeoPackageLayer(
   } finally {
     await file.cleanup();
   }
+}
+
+/** Reads the layer a register names (`spec`), one staged record per feature. */
+export function readGeoPackageLayer(
+  input: Readable,
+  context: ParseContext,
+  spec: LayerSpec,
+  toRecord: (feature: GeoPackageFeature, layer: GeoPackageLayer) => ParsedRecord,
+): AsyncGenerator<ParsedRecord[]> {
+  return readGeoPackage(input, context, (gpkg) => {
+    const layer = gpkg.layer(spec.layer, spec.srid);
+    const present = (spec.optionalColumns ?? []).filter((column) => layer.columns.includes(column));
+    return { layer, columns: [...spec.columns, ...present], toRecord };
+  });
 }
 
 /** A feature's attributes as a reject's raw text (the geometry is left out: it is a blob). */

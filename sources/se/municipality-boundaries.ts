@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ParsedRecord } from '../source-adapter.js';
-import { GeoPackage, type GeoPackageLayer } from '../formats/geopackage.js';
-import { geoPackageFile, rawAttributes } from '../formats/geopackage-input.js';
+import { GeoPackage, type GeoPackageFeature, type GeoPackageLayer } from '../formats/geopackage.js';
+import { readGeoPackage, rawAttributes, type LayerReading } from '../formats/geopackage-input.js';
 import { InputFormatError } from '../formats/input-error.js';
 import { multiPolygonEwkt } from '../geo/ewkt.js';
 import { planarArea } from '../geo/planar-area.js';
@@ -27,51 +27,39 @@ function chooseLayer(gpkg: GeoPackage): GeoPackageLayer {
   return gpkg.layer(name, SWEREF99_TM);
 }
 
-export async function* readMunicipalityBoundaries(stream: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
-  const file = await geoPackageFile(stream, { fileName });
+/** The municipality layer and its code and name columns, found by name (the two products differ). */
+function municipalityReading(gpkg: GeoPackage, fileName: string): LayerReading {
   const toWgs84 = transformTo(SWEREF99_TM);
-  try {
-    const gpkg = GeoPackage.open(file.path, fileName);
-    try {
-      const layer = chooseLayer(gpkg);
-      const codeColumn = CODE_COLUMNS.find((c) => layer.columns.includes(c));
-      const nameColumn = NAME_COLUMNS.find((c) => layer.columns.includes(c));
-      if (!codeColumn || !nameColumn) {
-        throw new InputFormatError(`${fileName}: layer "${layer.table}" needs a code column (${CODE_COLUMNS.join(' or ')}) and a name column (${NAME_COLUMNS.join(' or ')}); it has ${layer.columns.join(', ')}`);
-      }
-      let batch: ParsedRecord[] = [];
-      for (const feature of gpkg.features(layer, [codeColumn, nameColumn])) {
-        const reject = (reason: string) => batch.push({ kind: 'reject', position: feature.position, reason, raw: rawAttributes(feature) });
-        const code = String(feature.attributes[codeColumn] ?? '').trim();
-        const name = String(feature.attributes[nameColumn] ?? '').trim();
-        if (!/^\d{4}$/.test(code)) reject(`${codeColumn} "${code}" is not a four-digit kommunkod`);
-        else if (!name) reject(`${nameColumn} is empty`);
-        else if (feature.error || !feature.geometry) reject(feature.error ?? 'no geometry');
-        else if (feature.geometry.type !== 'Polygon' && feature.geometry.type !== 'MultiPolygon') reject(`geometry is a ${feature.geometry.type}, not a (multi)polygon`);
-        else {
-          const { polygons } = feature.geometry;
-          batch.push({
-            kind: 'row',
-            position: feature.position,
-            values: areaValues('MUNICIPALITY', {
-              record_key: code,
-              municipality_code: code,
-              name,
-              geom: multiPolygonEwkt(polygons, toWgs84),
-              area_m2: Math.round(planarArea(polygons)),
-            }),
-          });
-        }
-        if (batch.length >= BATCH) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length) yield batch;
-    } finally {
-      gpkg.close();
-    }
-  } finally {
-    await file.cleanup();
+  const layer = chooseLayer(gpkg);
+  const codeColumn = CODE_COLUMNS.find((c) => layer.columns.includes(c));
+  const nameColumn = NAME_COLUMNS.find((c) => layer.columns.includes(c));
+  if (!codeColumn || !nameColumn) {
+    throw new InputFormatError(`${fileName}: layer "${layer.table}" needs a code column (${CODE_COLUMNS.join(' or ')}) and a name column (${NAME_COLUMNS.join(' or ')}); it has ${layer.columns.join(', ')}`);
   }
+  const toRecord = (feature: GeoPackageFeature): ParsedRecord => {
+    const reject = (reason: string): ParsedRecord => ({ kind: 'reject', position: feature.position, reason, raw: rawAttributes(feature) });
+    const code = String(feature.attributes[codeColumn] ?? '').trim();
+    const name = String(feature.attributes[nameColumn] ?? '').trim();
+    if (!/^\d{4}$/.test(code)) return reject(`${codeColumn} "${code}" is not a four-digit kommunkod`);
+    if (!name) return reject(`${nameColumn} is empty`);
+    if (feature.error || !feature.geometry) return reject(feature.error ?? 'no geometry');
+    if (feature.geometry.type !== 'Polygon' && feature.geometry.type !== 'MultiPolygon') return reject(`geometry is a ${feature.geometry.type}, not a (multi)polygon`);
+    const { polygons } = feature.geometry;
+    return {
+      kind: 'row',
+      position: feature.position,
+      values: areaValues('MUNICIPALITY', {
+        record_key: code,
+        municipality_code: code,
+        name,
+        geom: multiPolygonEwkt(polygons, toWgs84),
+        area_m2: Math.round(planarArea(polygons)),
+      }),
+    };
+  };
+  return { layer, columns: [codeColumn, nameColumn], toRecord };
+}
+
+export function readMunicipalityBoundaries(stream: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
+  return readGeoPackage(stream, { fileName }, (gpkg) => municipalityReading(gpkg, fileName), BATCH);
 }
