@@ -1,4 +1,4 @@
-import { CadastreIdError, formatCadastreId, unitFromParts } from './cadastre-id.js';
+import { CadastreIdError, formatCadastreId, unitFromParts, type NorwegianUnit } from './cadastre-id.js';
 import { RecordError } from '../formats/json-lines.js';
 
 /**
@@ -14,12 +14,17 @@ export interface ExchangeMatrikkel {
   seksjonsnummer?: number;
 }
 
-export function cadastreOf(matrikkel: ExchangeMatrikkel): { cadastreId: string; municipality: string } {
+/** The unit an exchange record names; an impossible one rejects the record, naming its `field`. */
+export function exchangeUnitOf(matrikkel: ExchangeMatrikkel, field: string): NorwegianUnit {
   try {
-    const unit = unitFromParts(matrikkel);
-    return { cadastreId: formatCadastreId(unit), municipality: unit.kommunenummer };
+    return unitFromParts(matrikkel);
   } catch (error) {
-    if (error instanceof CadastreIdError) throw new RecordError(`matrikkel: ${error.message}`);
+    if (error instanceof CadastreIdError) throw new RecordError(`${field}: ${error.message}`);
     throw error;
   }
+}
+
+export function cadastreOf(matrikkel: ExchangeMatrikkel): { cadastreId: string; municipality: string } {
+  const unit = exchangeUnitOf(matrikkel, 'matrikkel');
+  return { cadastreId: formatCadastreId(unit), municipality: unit.kommunenummer };
 }

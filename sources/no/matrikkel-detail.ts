@@ -1,7 +1,8 @@
 import type { CellValue, ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
 import { RecordError, readJsonLines } from '../formats/json-lines.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
-import { CadastreIdError, formatCadastreId, unitFromParts, type NorwegianUnit } from './cadastre-id.js';
+import { formatCadastreId } from './cadastre-id.js';
+import { exchangeUnitOf, type ExchangeMatrikkel } from './exchange-matrikkel.js';
 import { inboxPath } from './inbox.js';
 
 export const DETAIL_FILE_NAME = 'Matrikkel_0000_Norge_Bygningsdetaljer.jsonl';
@@ -17,15 +18,13 @@ export const DETAIL_FILE_NAME = 'Matrikkel_0000_Norge_Bygningsdetaljer.jsonl';
  * to the live columns' names as jsonb); each live table is merged from its kind's rows.
  */
 
-interface Matrikkelnummer { kommunenummer: string; gardsnummer: number; bruksnummer: number; festenummer?: number; seksjonsnummer?: number }
-
 interface Etasje { etasjeplan: 'H' | 'K' | 'L' | 'U'; etasjenummer: number; bruksarealTotalt?: number | null; antallRom?: number | null; antallBoenheter?: number | null }
 
 interface BygningRecord {
   objekt: 'bygning';
   bygningsnummer: string;
   kommunenummer: string;
-  matrikkelenhet?: Matrikkelnummer;
+  matrikkelenhet?: ExchangeMatrikkel;
   byggeaar?: number | null;
   antallEtasjer?: number | null;
   bruttoarealTotalt?: number | null;
@@ -49,7 +48,7 @@ interface BygningRecord {
 
 interface SeksjonRecord {
   objekt: 'seksjon';
-  matrikkelenhet: Matrikkelnummer;
+  matrikkelenhet: ExchangeMatrikkel;
   sameiebrok: { teller: number; nevner: number };
   formaal?: string | null;
 }
@@ -59,7 +58,7 @@ interface BruksenhetRecord {
   bruksenhetId: string;
   bruksenhetsnummer: string;
   bygningsnummer?: string | null;
-  matrikkelenhet: Matrikkelnummer;
+  matrikkelenhet: ExchangeMatrikkel;
   etasjenummer?: number | null;
   bruksareal?: number | null;
   bruttoareal?: number | null;
@@ -95,17 +94,8 @@ const OWNERSHIP: Record<string, string> = { SELVEIER: 'FREEHOLD', BORETTSLAG: 'H
 
 const mapped = (table: Record<string, string>, code: string | null | undefined) => (code == null ? null : table[code]);
 
-function unitOf(m: Matrikkelnummer, what: string): NorwegianUnit {
-  try {
-    return unitFromParts(m);
-  } catch (error) {
-    if (error instanceof CadastreIdError) throw new RecordError(`${what}: ${error.message}`);
-    throw error;
-  }
-}
-
 function bygningRow(r: BygningRecord): CellValue[] {
-  const standsOn = r.matrikkelenhet ? unitOf(r.matrikkelenhet, 'matrikkelenhet') : null;
+  const standsOn = r.matrikkelenhet ? exchangeUnitOf(r.matrikkelenhet, 'matrikkelenhet') : null;
   if (standsOn && standsOn.kommunenummer !== r.kommunenummer) {
     throw new RecordError(`matrikkelenhet is in kommune ${standsOn.kommunenummer}, the building in ${r.kommunenummer}`);
   }
@@ -149,7 +139,7 @@ function bygningRow(r: BygningRecord): CellValue[] {
 }
 
 function seksjonRow(r: SeksjonRecord): CellValue[] {
-  const section = unitOf(r.matrikkelenhet, 'matrikkelenhet');
+  const section = exchangeUnitOf(r.matrikkelenhet, 'matrikkelenhet');
   if (section.seksjonsnummer === 0) throw new RecordError('a seksjon needs a seksjonsnummer of 1 or more');
   if (r.sameiebrok.teller > r.sameiebrok.nevner) throw new RecordError(`sameiebrok ${r.sameiebrok.teller}/${r.sameiebrok.nevner} is more than the whole`);
   const detail = {
@@ -164,7 +154,7 @@ function seksjonRow(r: SeksjonRecord): CellValue[] {
 }
 
 function bruksenhetRow(r: BruksenhetRecord): CellValue[] {
-  const unit = unitOf(r.matrikkelenhet, 'matrikkelenhet');
+  const unit = exchangeUnitOf(r.matrikkelenhet, 'matrikkelenhet');
   const detail = {
     unit_number: r.bruksenhetsnummer,
     building_number: r.bygningsnummer ?? null,
