@@ -16,4 +16,5 @@ RUN npx --no-install tsc -p tsconfig.json \
 
 USER node
 ENV NODE_ENV=production
+EXPOSE 8080
 CMD ["node", "bin/nordprop.js", "worker"]
