@@ -41,6 +41,8 @@ const { values: options } = parseArgs({
     connections: { type: 'string', default: '32' },
     points: { type: 'string', default: '10000' },
     'write-benchmarks': { type: 'boolean', default: false },
+    /** A report to add the API section to (what `npm run bench` passes: the report it just wrote). */
+    report: { type: 'string' },
   },
 });
 const databaseUrl = options['database-url']!;
@@ -174,7 +176,8 @@ async function main(): Promise<void> {
     await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
     await writeFile(path.join(PROJECT_ROOT, '.data/bench/api-load.md'), report);
     process.stdout.write(report);
-    if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), report);
+    if (options.report) await replaceSection(path.resolve(options.report), report);
+    else if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), report);
   } finally {
     api.kill('SIGTERM');
     await pool.query(`DROP TABLE IF EXISTS api_bench_point; DROP TABLE IF EXISTS api_bench_property; DELETE FROM api_client WHERE client_id = $1`, [client.clientId]).catch(() => undefined);

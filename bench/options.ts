@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
 
-/** The benchmark's command line: `npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr]`. */
+/** The benchmark's command line: `npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api]`. */
 
 export const NATIONAL_PARCELS = 300_000;
 
@@ -15,17 +15,20 @@ export interface BenchOptions {
   out: string;
   /** Leave out the ogr2ogr comparisons (for a quick smoke run without GDAL). */
   skipOgr: boolean;
+  /** Leave out the REST API load test (bench/api-load.ts) on the loaded store. */
+  skipApi: boolean;
   /** Where the sample, worker data and logs go. */
   workDir: string;
   sampleDir: string;
   databaseName: string;
 }
 
-const USAGE = `usage: npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr]
+const USAGE = `usage: npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api]
   --parcels N  sample size in parcels (default ${NATIONAL_PARCELS}, national size: ≈1,000,000 addresses)
   --runs N     repetitions of each measurement, median reported (default 3)
   --out FILE   report file (default BENCHMARKS.md at national size, .data/bench/BENCHMARKS-<N>.md otherwise)
-  --skip-ogr   do not run the ogr2ogr comparisons`;
+  --skip-ogr   do not run the ogr2ogr comparisons
+  --skip-api   do not load-test the REST API on the loaded store`;
 
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -42,6 +45,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       runs: { type: 'string' },
       out: { type: 'string' },
       'skip-ogr': { type: 'boolean', default: false },
+      'skip-api': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -62,5 +66,5 @@ export function parseOptions(argv: string[]): BenchOptions {
     : national
       ? path.join(PROJECT_ROOT, 'BENCHMARKS.md')
       : path.join(workDir, `BENCHMARKS-${parcels}.md`);
-  return { parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, workDir, sampleDir, databaseName: 'nordprop_bench' };
+  return { parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false, workDir, sampleDir, databaseName: 'nordprop_bench' };
 }

@@ -264,6 +264,10 @@ async function main(): Promise<void> {
     };
     await writeFile(path.join(options.workDir, `results-${options.parcels}.json`), `${JSON.stringify(results, null, 2)}\n`);
     await writeFile(options.out, renderReport(results));
+    if (!options.skipApi) {
+      log('== REST API under load on the loaded store (bench/api-load.ts), section added to the report');
+      await runApiLoad(ctx.snapshot.dist, databaseUrl, options.out);
+    }
     process.stdout.write(renderSummary(results, options.out));
   } finally {
     await pipeline?.close().catch(() => undefined);
@@ -271,6 +275,17 @@ async function main(): Promise<void> {
     await pool.end();
     await dropBenchDatabase(options.databaseName).catch((error) => log(`could not drop ${options.databaseName}: ${(error as Error).message}`));
   }
+}
+
+/** The API load test runs as its own program (it starts its own API process) on this store. */
+function runApiLoad(dist: string, databaseUrl: string, report: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(dist, 'bench/api-load.js'), '--database-url', databaseUrl, '--report', report], { maxBuffer: 64 * 2 ** 20 }, (error, _stdout, stderr) => {
+      process.stderr.write(stderr);
+      if (error) reject(new Error(`API load test failed: ${error.message}`));
+      else resolve();
+    });
+  });
 }
 
 main().catch((error: unknown) => {
