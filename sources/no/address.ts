@@ -1,6 +1,7 @@
 import type { SourceAdapter } from '../source-adapter.js';
 import { ADDRESS_STAGING_COLUMNS, readAddressCsv } from './address-csv.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { countLiveRows, type TableMerge } from '../publish/merge-table.js';
+import { publishInto } from '../publish/single-table.js';
 
 const ADDRESS_MERGE: TableMerge = {
   liveTable: 'address',
@@ -37,8 +38,5 @@ export const noAddress: SourceAdapter = {
   keyColumns: ['address_id'],
   parse: (input, { fileName }) => readAddressCsv(input, fileName),
   countLive: (client, scope) => countLiveRows(client, 'address', scope),
-  async publish({ client, stagingTable, runId }, scope) {
-    const counts = await mergeTable(client, stagingTable, ADDRESS_MERGE, scope, runId);
-    return { ...counts, tables: { address: counts } };
-  },
+  publish: publishInto(ADDRESS_MERGE),
 };

@@ -1,6 +1,7 @@
 import type { SourceAdapter, StagingColumn } from '../source-adapter.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { countLiveRows, type TableMerge } from '../publish/merge-table.js';
+import { publishInto, columnsAsStaged } from '../publish/single-table.js';
 import { cadastreOf, type ExchangeMatrikkel } from './exchange-matrikkel.js';
 import { inboxPath } from './inbox.js';
 
@@ -81,7 +82,7 @@ export function certificationRow(record: CertificationRecord) {
 const CERTIFICATION_MERGE: TableMerge = {
   liveTable: 'certification',
   keyColumn: 'certification_id',
-  columns: Object.fromEntries(CERTIFICATION_STAGING_COLUMNS.slice(1).map((column) => [column.name, `s.${column.name}`])),
+  columns: columnsAsStaged(CERTIFICATION_STAGING_COLUMNS),
 };
 
 export const noCertification: SourceAdapter = {
@@ -97,8 +98,5 @@ export const noCertification: SourceAdapter = {
   keyColumns: ['certification_id'],
   parse: (input, { fileName }) => readJsonLines<CertificationRecord>(input, { feed: 'no-certification', label: fileName, toRow: certificationRow }),
   countLive: (client, scope) => countLiveRows(client, 'certification', scope),
-  async publish({ client, stagingTable, runId }, scope) {
-    const counts = await mergeTable(client, stagingTable, CERTIFICATION_MERGE, scope, runId);
-    return { ...counts, tables: { certification: counts } };
-  },
+  publish: publishInto(CERTIFICATION_MERGE),
 };

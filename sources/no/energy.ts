@@ -1,7 +1,8 @@
 import type { SourceAdapter } from '../source-adapter.js';
 import { ENERGY_STAGING_COLUMNS, readEnergyCsv } from './energy-csv.js';
 import { inboxPath } from './inbox.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { countLiveRows, type TableMerge } from '../publish/merge-table.js';
+import { publishInto, columnsAsStaged } from '../publish/single-table.js';
 
 export const ENERGY_FILE_NAME = 'Enova_0000_Norge_Energiattester.csv';
 
@@ -9,7 +10,7 @@ const ENERGY_MERGE: TableMerge = {
   liveTable: 'energy_certificate',
   keyColumn: 'certificate_id',
   columns: {
-    ...Object.fromEntries(ENERGY_STAGING_COLUMNS.slice(1).map((column) => [column.name, `s.${column.name}`])),
+    ...columnsAsStaged(ENERGY_STAGING_COLUMNS),
     // An energy certificate is valid for ten years from issue (energimerkeforskriften).
     valid_to_date: `(s.issued_date + interval '10 years')::date`,
     source: `'ENERGY_AGENCY'`,
@@ -35,8 +36,5 @@ export const noEnergy: SourceAdapter = {
   keyColumns: ['certificate_id'],
   parse: (input, { fileName }) => readEnergyCsv(input, fileName),
   countLive: (client, scope) => countLiveRows(client, 'energy_certificate', scope),
-  async publish({ client, stagingTable, runId }, scope) {
-    const counts = await mergeTable(client, stagingTable, ENERGY_MERGE, scope, runId);
-    return { ...counts, tables: { energy_certificate: counts } };
-  },
+  publish: publishInto(ENERGY_MERGE),
 };

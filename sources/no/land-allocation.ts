@@ -2,7 +2,8 @@ import type { CellValue, SourceAdapter } from '../source-adapter.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
 import { GeometryError, pointFromGeoJson } from '../geo/geojson-geometry.js';
 import { parseSrid } from '../geo/reproject.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { countLiveRows, type TableMerge } from '../publish/merge-table.js';
+import { publishInto } from '../publish/single-table.js';
 import { inboxPath } from './inbox.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
@@ -123,8 +124,5 @@ export const noLandAllocation: SourceAdapter = {
   parse: (input, { fileName }) =>
     readJsonLines<Tomtetildeling>(input, { feed: 'no-land-allocation', label: fileName, toRow: (record) => allocationToRow(record) }),
   countLive: (client, scope) => countLiveRows(client, 'land_allocation', scope),
-  async publish({ client, stagingTable, runId }, scope) {
-    const counts = await mergeTable(client, stagingTable, ALLOCATION_MERGE, scope, runId);
-    return { ...counts, tables: { land_allocation: counts } };
-  },
+  publish: publishInto(ALLOCATION_MERGE),
 };

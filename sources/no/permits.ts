@@ -1,6 +1,7 @@
 import type { SourceAdapter, StagingColumn } from '../source-adapter.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { countLiveRows, type TableMerge } from '../publish/merge-table.js';
+import { publishInto, columnsAsStaged } from '../publish/single-table.js';
 import { cadastreOf, type ExchangeMatrikkel } from './exchange-matrikkel.js';
 import { inboxPath } from './inbox.js';
 
@@ -86,7 +87,7 @@ export function permitRow(record: PermitRecord) {
 const PERMIT_MERGE: TableMerge = {
   liveTable: 'building_permit',
   keyColumn: 'case_id',
-  columns: Object.fromEntries(PERMIT_STAGING_COLUMNS.slice(1).map((column) => [column.name, `s.${column.name}`])),
+  columns: columnsAsStaged(PERMIT_STAGING_COLUMNS),
 };
 
 export const noPermits: SourceAdapter = {
@@ -102,8 +103,5 @@ export const noPermits: SourceAdapter = {
   keyColumns: ['case_id'],
   parse: (input, { fileName }) => readJsonLines<PermitRecord>(input, { feed: 'no-permits', label: fileName, toRow: permitRow }),
   countLive: (client, scope) => countLiveRows(client, 'building_permit', scope),
-  async publish({ client, stagingTable, runId }, scope) {
-    const counts = await mergeTable(client, stagingTable, PERMIT_MERGE, scope, runId);
-    return { ...counts, tables: { building_permit: counts } };
-  },
+  publish: publishInto(PERMIT_MERGE),
 };

@@ -6,7 +6,8 @@ import { readHeaderedRecords } from '../formats/delimited.js';
 import { InputFormatError } from '../formats/input-error.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
 import { utf8Text } from '../formats/text-encoding.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { countLiveRows, type TableMerge } from '../publish/merge-table.js';
+import { publishInto } from '../publish/single-table.js';
 import {
   apiDeclarationValues, ENERGY_STAGING_COLUMNS, EXTRACT_OPTIONAL, EXTRACT_REQUIRED, extractDeclarationValues, isDeclarationProblem,
   type ApiDeclarationLine,
@@ -101,8 +102,5 @@ export const seEnergy: SourceAdapter = {
   keyColumns: ['certificate_id'],
   parse: (input, { fileName }) => readEnergy(input, fileName),
   countLive: (client, scope) => countLiveRows(client, 'energy_certificate', scope),
-  async publish({ client, stagingTable, runId }, scope) {
-    const counts = await mergeTable(client, stagingTable, ENERGY_MERGE, scope, runId);
-    return { ...counts, tables: { energy_certificate: counts } };
-  },
+  publish: publishInto(ENERGY_MERGE),
 };
