@@ -8,7 +8,6 @@ import type { SampleParcel } from '../types.js';
 import { sampleBuildingsOf, type SampleBuilding } from './buildings.js';
 
 export const BYGNING_GML_NAME = 'Basisdata_0000_Norge_25833_MatrikkelenBygning_GML';
-export const BYGNING_GML_ZIP = `${BYGNING_GML_NAME}.zip`;
 export const BYGNING_GML_ENTRY = `${BYGNING_GML_NAME}.gml`;
 
 const NAMESPACE = 'http://skjema.geonorge.no/SOSI/produktspesifikasjon/Matrikkelen-Bygningspunkt/20211101';

@@ -49,12 +49,6 @@ function uniqueName(kind: string, k: number, offset: number, bases: number, base
   return qualifiers[qualifier] + base((b * strideFor(bases) + offset) % bases);
 }
 
-export const MAX_SE_NAMES = {
-  trakt: TRAKT_FIRST.length * TRAKT_ENDING.length * TRAKT_QUALIFIER.length,
-  kvarter: KVARTER.length * KVARTER_QUALIFIER.length,
-  street: STREET_FIRST.length * STREET_ENDING.length * STREET_QUALIFIER.length,
-};
-
 /** Trakt k of a municipality: `BJÖRKBY`, `NORRA EKTORP`. */
 export function traktName(k: number, offset: number): string {
   const bases = TRAKT_FIRST.length * TRAKT_ENDING.length;

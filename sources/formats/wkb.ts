@@ -136,13 +136,6 @@ export function readWkb(bytes: Buffer, offset = 0): WkbGeometry {
   }
 }
 
-/** True when the geometry has no coordinates at all. */
-export function isEmptyGeometry(geometry: WkbGeometry): boolean {
-  if ('points' in geometry) return geometry.points.length === 0;
-  if ('lines' in geometry) return geometry.lines.every((line) => line.length === 0);
-  return geometry.polygons.length === 0;
-}
-
 /** Little-endian 2D WKB of a point, or of polygons as a MultiPolygon (`multi`) or one Polygon. */
 export function writeWkb(geometry: WkbGeometry): Buffer {
   let size = 5;

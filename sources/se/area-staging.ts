@@ -28,7 +28,6 @@ export const AREA_STAGING_COLUMNS = [
 
 export type AreaStagingColumn = (typeof AREA_STAGING_COLUMNS)[number]['name'];
 export type AreaRecordKind = 'MUNICIPALITY' | 'POSTAL_CODE' | 'LAND_ALLOCATION';
-export const AREA_RECORD_KINDS: readonly AreaRecordKind[] = ['MUNICIPALITY', 'POSTAL_CODE', 'LAND_ALLOCATION'];
 
 export function areaValues(kind: AreaRecordKind, values: Partial<Record<AreaStagingColumn, CellValue>>): CellValue[] {
   return AREA_STAGING_COLUMNS.map((column) => (column.name === 'record_kind' ? kind : values[column.name] ?? null));
