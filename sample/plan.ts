@@ -7,6 +7,7 @@ import { transformTo } from '../sources/geo/reproject.js';
 import { isFeatured, selectMunicipalities, type Municipality } from './municipalities.js';
 import { Channel, hashSeed, noise } from './random.js';
 import { MAX_STREETS_PER_MUNICIPALITY } from './street-names.js';
+import { apportion } from './apportion.js';
 
 /** Parcels of a municipality are numbered in gård blocks of this many rows and columns. */
 export const GARD_ROWS = 4;
@@ -51,17 +52,6 @@ export interface ParcelLocation {
 
 const FEATURED_WEIGHT = 4;
 const toUtm33 = transformTo(4326, 25833);
-
-/** Splits `total` by weights with the largest-remainder method (deterministic ties by position). */
-function apportion(total: number, weights: number[]): number[] {
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const exact = weights.map((w) => (total * w) / sum);
-  const counts = exact.map(Math.floor);
-  let left = total - counts.reduce((a, b) => a + b, 0);
-  const order = exact.map((e, i) => ({ i, frac: e - Math.floor(e) })).sort((a, b) => b.frac - a.frac || a.i - b.i);
-  for (let k = 0; left > 0; k++, left--) counts[order[k % order.length].i] += 1;
-  return counts;
-}
 
 function offsets(count: number, cell: number, seedHash: number, channel: number, key: number): Float64Array {
   const out = new Float64Array(count + 1);

@@ -28,6 +28,7 @@
  * streams in constant memory.
  */
 import { seCadastreId, seDesignation } from '../../sources/se/cadastre-id.js';
+import { apportion } from '../apportion.js';
 import { deterministicUuid, hashSeed, intBetween, noise, parcelRng, pick, type Rng } from '../random.js';
 import { isFeaturedSe, selectSwedishMunicipalities, type SeMunicipality } from './municipalities.js';
 import { kvarterName, streetName, traktName } from './names.js';
@@ -68,17 +69,6 @@ export interface SeSamplePlan {
 }
 
 const FEATURED_WEIGHT = 4;
-
-/** Largest-remainder split of `total` by weights (ties by position). */
-function apportion(total: number, weights: number[]): number[] {
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const exact = weights.map((w) => (total * w) / sum);
-  const counts = exact.map(Math.floor);
-  let left = total - counts.reduce((a, b) => a + b, 0);
-  const order = exact.map((e, i) => ({ i, frac: e - Math.floor(e) })).sort((a, b) => b.frac - a.frac || a.i - b.i);
-  for (let k = 0; left > 0; k++, left--) counts[order[k % order.length].i] += 1;
-  return counts;
-}
 
 /** How many Swedish properties a sample of `parcels` (the `--parcels` option) holds: the same number. */
 export const swedishPropertyCount = (parcels: number) => parcels;
