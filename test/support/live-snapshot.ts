@@ -5,16 +5,27 @@ const LEDGER_TABLES = ['run', 'source_run', 'source_reject', 'schema_migrations'
 
 /** A digest of every live row of the store's tables and views, to prove a run changed nothing. */
 export async function liveDigest(pool: pg.Pool): Promise<Record<string, string>> {
-  const digest: Record<string, string> = {};
   const relations = await pool.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v') AND NOT c.relname = ANY($1) ORDER BY 1`,
     [LEDGER_TABLES],
   );
-  for (const { name: table } of relations.rows) {
-    const result = await pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t`);
-    digest[table] = `${result.rows[0].n}:${result.rows[0].md5}`;
-  }
+  return tablesDigest(pool, relations.rows.map((row) => row.name));
+}
+
+/** Count and md5 over every row of one table (of one country, when given): equal digests mean nothing was written. */
+export async function tableDigest(pool: pg.Pool, table: string, country?: string): Promise<string> {
+  const result = await pool.query(
+    `SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t${country ? ' WHERE country = $1' : ''}`,
+    country ? [country] : [],
+  );
+  return `${result.rows[0].n}:${result.rows[0].md5}`;
+}
+
+/** tableDigest of each of `tables`, by table name. */
+export async function tablesDigest(pool: pg.Pool, tables: readonly string[], country?: string): Promise<Record<string, string>> {
+  const digest: Record<string, string> = {};
+  for (const table of tables) digest[table] = await tableDigest(pool, table, country);
   return digest;
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSample } from '../../sample/generate.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runRefresh, sourceOf } from '../support/runs.js';
+import { tablesDigest } from '../support/live-snapshot.js';
 
 /**
  * The land register, zoning, area and land-allocation sources over the sample registers in one
@@ -33,14 +34,7 @@ afterAll(async () => {
   await pipeline?.stop();
 });
 
-async function digest(): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const table of TABLES) {
-    const r = await pipeline.pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS m FROM ${table} t`);
-    out[table] = `${r.rows[0].n}:${r.rows[0].m}`;
-  }
-  return out;
-}
+const digest = () => tablesDigest(pipeline.pool, TABLES);
 
 const count = async (sql: string) => (await pipeline.pool.query(sql)).rows[0].n as number;
 

@@ -6,6 +6,7 @@ import { SE_GEODATA_SAMPLE_FILES } from '../../sample/se/write-geopackages.js';
 import { SE_REGISTER_SAMPLE_FILES } from '../../sample/se/register-samples.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runRefresh, sourceOf } from '../support/runs.js';
+import { tablesDigest } from '../support/live-snapshot.js';
 
 /**
  * The Swedish energy, company, price and area sources over the Swedish sample in one nightly
@@ -41,14 +42,7 @@ afterAll(async () => {
 
 const count = async (sql: string) => (await pipeline.pool.query(sql)).rows[0].n as number;
 
-async function digest(): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const table of TABLES) {
-    const r = await pipeline.pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS m FROM ${table} t WHERE country = 'SE'`);
-    out[table] = `${r.rows[0].n}:${r.rows[0].m}`;
-  }
-  return out;
-}
+const digest = () => tablesDigest(pipeline.pool, TABLES, 'SE');
 
 describe('nightly refresh of the Swedish energy, company, price and area sources over the sample', () => {
   it('publishes every sample file without a reject', async () => {

@@ -6,7 +6,7 @@ import { PERMITS_SAMPLE_FILE } from '../../../sample/no/permits.js';
 import { planSample } from '../../../sample/plan.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runRefresh, sourceOf } from '../../support/runs.js';
-import { tableDigest } from '../../sources/no/published.js';
+import { tableDigest } from '../../support/live-snapshot.js';
 import { tempDir } from '../helpers.js';
 
 /**

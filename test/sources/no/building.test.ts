@@ -8,6 +8,7 @@ import { noBuilding, readBuildings } from '../../../sources/no/building.js';
 import type { ParsedRecord } from '../../../sources/source-adapter.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
+import { tablesDigest } from '../../support/live-snapshot.js';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/no/building');
 const OSLO = path.join(FIXTURES, 'oslo-25833.gml');
@@ -130,14 +131,7 @@ describe('no-building backfill through the worker', () => {
     await pipeline?.stop();
   });
 
-  const digest = async () => {
-    const out: Record<string, string> = {};
-    for (const table of ['building', 'building_status_history', 'building_unit_link']) {
-      const result = await pipeline.pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t`);
-      out[table] = `${result.rows[0].n}:${result.rows[0].md5}`;
-    }
-    return out;
-  };
+  const digest = () => tablesDigest(pipeline.pool, ['building', 'building_status_history', 'building_unit_link']);
 
   it('publishes buildings with WGS84 points, status history and unit links', async () => {
     const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-building', input: OSLO });

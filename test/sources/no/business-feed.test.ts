@@ -7,7 +7,8 @@ import { BrregServer } from './brreg-server.js';
 import { planSample } from '../../../sample/plan.js';
 import { sampleCompanies } from '../../../sample/no/companies.js';
 import { BUSINESS_SAMPLE_FILES } from '../../../sample/no/write-business-json.js';
-import { rejectsOf, tableDigest, withRejectCeiling } from './published.js';
+import { tableDigest } from '../../support/live-snapshot.js';
+import { rejectsOf, withRejectCeiling } from './published.js';
 
 /**
  * End to end through the worker, against PostGIS and a local server in the shape of

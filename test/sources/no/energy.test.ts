@@ -2,7 +2,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
-import { rejectsOf, tableDigest, withRejectCeiling } from './published.js';
+import { tableDigest } from '../../support/live-snapshot.js';
+import { rejectsOf, withRejectCeiling } from './published.js';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/no/energy');
 const VALID = path.join(FIXTURES, 'enova-2023.csv');

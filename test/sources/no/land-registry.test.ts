@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
+import { tablesDigest } from '../../support/live-snapshot.js';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/no/land-registry');
 const GOOD = path.join(FIXTURES, 'oslo-bergen.jsonl');
@@ -18,14 +19,7 @@ afterAll(async () => {
   await pipeline?.stop();
 });
 
-async function digest(): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const table of TABLES) {
-    const r = await pipeline.pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t`);
-    out[table] = `${r.rows[0].n}:${r.rows[0].md5}`;
-  }
-  return out;
-}
+const digest = () => tablesDigest(pipeline.pool, TABLES);
 
 describe('no-land-registry backfill through the worker', () => {
   it('publishes title holders, persons, transfers and their parties', async () => {

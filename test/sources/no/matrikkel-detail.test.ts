@@ -13,6 +13,7 @@ import { noMatrikkelDetail } from '../../../sources/no/matrikkel-detail.js';
 import type { ParsedRecord } from '../../../sources/source-adapter.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
+import { tablesDigest } from '../../support/live-snapshot.js';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/no/matrikkel-detail');
 const OSLO = path.join(FIXTURES, 'oslo.jsonl');
@@ -83,14 +84,7 @@ describe('no-matrikkel-detail backfill through the worker', () => {
     await pipeline?.stop();
   });
 
-  const digest = async () => {
-    const out: Record<string, string> = {};
-    for (const table of ['building_detail', 'building_floor', 'section', 'unit', 'property']) {
-      const result = await pipeline.pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t`);
-      out[table] = `${result.rows[0].n}:${result.rows[0].md5}`;
-    }
-    return out;
-  };
+  const digest = () => tablesDigest(pipeline.pool, ['building_detail', 'building_floor', 'section', 'unit', 'property']);
 
   it('publishes building details with floors, sections and units', async () => {
     const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-matrikkel-detail', input: OSLO });

@@ -5,7 +5,8 @@ import { PERMIT_STAGING_COLUMNS, noPermits } from '../../../sources/no/permits.j
 import type { CellValue, ParsedRecord } from '../../../sources/source-adapter.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
-import { rejectsOf, tableDigest, withRejectCeiling } from './published.js';
+import { tableDigest } from '../../support/live-snapshot.js';
+import { rejectsOf, withRejectCeiling } from './published.js';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/no/permits');
 

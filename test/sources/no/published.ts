@@ -1,12 +1,6 @@
 import type pg from 'pg';
 
-/** Helpers for the end-to-end tests of the energy, certification and permit sources. */
-
-/** Count and md5 over every row of one live table: equal digests mean nothing was written. */
-export async function tableDigest(pool: pg.Pool, table: string): Promise<string> {
-  const result = await pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t`);
-  return `${result.rows[0].n}:${result.rows[0].md5}`;
-}
+/** Helpers for the end-to-end tests of the energy, certification and permit sources (table digests: test/support/live-snapshot.ts). */
 
 /** The run's rejects of one source, by file position. */
 export async function rejectsOf(pool: pg.Pool, runId: string, sourceId: string): Promise<Record<number, string>> {

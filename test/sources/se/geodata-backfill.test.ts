@@ -17,6 +17,7 @@ import { planSwedishSample, propertiesOfSwedishPlan, type SeSampleProperty } fro
 import { writeSeAddressGpkg, writeSeBuildingGpkg, writeSeCadastreGpkg } from '../../../sample/se/write-geopackages.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, runRefresh, sourceOf } from '../../support/runs.js';
+import { tablesDigest } from '../../support/live-snapshot.js';
 import { realByggnadGpkg } from './gpkg-support.js';
 
 const COUNT = 400;
@@ -28,14 +29,7 @@ let sampleDir: string;
 const file = (name: string) => path.join(sampleDir, name);
 
 /** Every Swedish live row of the tables these sources write. */
-async function swedishDigest(pool: pg.Pool): Promise<Record<string, string>> {
-  const digest: Record<string, string> = {};
-  for (const table of ['parcel', 'parcel_property', 'property_register', 'address', 'building']) {
-    const result = await pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t WHERE country = 'SE'`);
-    digest[table] = `${result.rows[0].n}:${result.rows[0].md5}`;
-  }
-  return digest;
-}
+const swedishDigest = (pool: pg.Pool) => tablesDigest(pool, ['parcel', 'parcel_property', 'property_register', 'address', 'building'], 'SE');
 
 beforeAll(async () => {
   pipeline = await startPipeline();
