@@ -9,6 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import { RecordError } from '../formats/json-lines.js';
+import { isJsonObject, type JsonObject } from '../formats/json-object.js';
 import { readUnquotedLines } from '../formats/unquoted-csv.js';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';
 import { BUSINESS_FEEDS, type FeedChange } from './business-feed.js';
@@ -19,14 +20,12 @@ export const CHANGES_FILE = /\.changes\.jsonl$/;
 
 const ENDRINGSTYPER = new Set(['Ny', 'Endring', 'Sletting', 'Fjernet', 'Ukjent']);
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function changeValues(change: FeedChange): CellValue[] {
   const spec = BUSINESS_FEEDS.find((f) => f.feed === change.feed);
   if (!spec) throw new RecordError(`unknown feed "${String(change.feed)}"`);
   const item = change.item;
-  if (!isObject(item)) throw new RecordError('feed item is not a JSON object');
+  if (!isJsonObject(item)) throw new RecordError('feed item is not a JSON object');
   const id = item.oppdateringsid;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new RecordError(`oppdateringsid ${JSON.stringify(id)} is not a positive whole number`);
   const orgId = item.organisasjonsnummer;
@@ -45,11 +44,11 @@ function changeValues(change: FeedChange): CellValue[] {
   // Ny, Endring, Ukjent: the record as it is now. A unit gone since then answers its own link
   // with 410 ("fjernet") or 404 when removed, and with a stub (slettedato, no navn) when deleted.
   const record = change.record;
-  if (isObject(record) && record.organisasjonsnummer !== undefined && record.organisasjonsnummer !== orgId) {
+  if (isJsonObject(record) && record.organisasjonsnummer !== undefined && record.organisasjonsnummer !== orgId) {
     throw new RecordError(`looked-up record is ${JSON.stringify(record.organisasjonsnummer)}, not ${orgId}`);
   }
   if (change.lookupStatus === 404 || change.lookupStatus === 410) return businessChangeValues(orgId, id, 'remove', spec.subUnit, null);
-  if (isObject(record) && record.slettedato !== undefined && record.navn === undefined) {
+  if (isJsonObject(record) && record.slettedato !== undefined && record.navn === undefined) {
     const deleted = typeof record.slettedato === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(record.slettedato) ? record.slettedato : day;
     return businessChangeValues(orgId, id, 'delete', spec.subUnit, deleted);
   }
@@ -69,7 +68,7 @@ export async function* readBusinessChanges(input: Readable, options: { label: st
         } catch (error) {
           throw new RecordError(`not valid JSON: ${(error as Error).message}`);
         }
-        if (!isObject(change)) throw new RecordError('change line is not a JSON object');
+        if (!isJsonObject(change)) throw new RecordError('change line is not a JSON object');
         batch.push({ kind: 'row', position: number, values: changeValues(change as unknown as FeedChange) });
       } catch (error) {
         if (!(error instanceof RecordError)) throw error;

@@ -15,6 +15,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { InputFormatError } from '../formats/input-error.js';
+import { isJsonObject, type JsonObject } from '../formats/json-object.js';
 import { orgNumberProblem } from './org-number.js';
 
 export type BusinessFeedName = 'enheter' | 'underenheter';
@@ -64,8 +65,6 @@ export async function readFeedCursors(db: pg.Pool | pg.PoolClient): Promise<Map<
   return new Map(result.rows.map((row) => [row.feed, { lastUpdateId: row.last_update_id === null ? null : Number(row.last_update_id), changesSince: row.changes_since }]));
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const ACCEPT = 'application/json';
 
@@ -84,11 +83,11 @@ async function getJson(url: string, signal: AbortSignal): Promise<{ status: numb
 
 /** `_embedded.<key>` of a HAL page; absent means none. Anything else is not the feed's shape. */
 function embeddedList(body: unknown, key: string, url: string): unknown[] {
-  if (!isObject(body) || (body._embedded === undefined && body.page === undefined)) {
+  if (!isJsonObject(body) || (body._embedded === undefined && body.page === undefined)) {
     throw new InputFormatError(`${url} did not answer an Enhetsregisteret HAL page (no _embedded or page): ${JSON.stringify(body).slice(0, 200)}`);
   }
   if (body._embedded === undefined) return [];
-  const list = isObject(body._embedded) ? body._embedded[key] : undefined;
+  const list = isJsonObject(body._embedded) ? body._embedded[key] : undefined;
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new InputFormatError(`${url}: _embedded.${key} is not a list`);
   return list;
@@ -107,7 +106,7 @@ const NEEDS_RECORD = new Set(['Ny', 'Endring', 'Ukjent']);
 async function lookUpRecords(
   api: string,
   spec: (typeof BUSINESS_FEEDS)[number],
-  items: Json[],
+  items: JsonObject[],
   signal: AbortSignal,
 ): Promise<Map<string, { record?: unknown; lookupStatus?: number }>> {
   const found = new Map<string, { record?: unknown; lookupStatus?: number }>();
@@ -121,7 +120,7 @@ async function lookUpRecords(
     const { status, body } = await getJson(url, signal);
     if (status !== 200) throw new InputFormatError(`the unit search ${url} answered ${status}`);
     for (const record of embeddedList(body, spec.search, url)) {
-      if (isObject(record) && typeof record.organisasjonsnummer === 'string') found.set(record.organisasjonsnummer, { record });
+      if (isJsonObject(record) && typeof record.organisasjonsnummer === 'string') found.set(record.organisasjonsnummer, { record });
     }
   });
   // Not in the search: deleted or removed since the change. The unit's own link says which.
@@ -130,8 +129,8 @@ async function lookUpRecords(
     .filter((item) => lookedFor.has(item.organisasjonsnummer as string) && !found.has(item.organisasjonsnummer as string))
     .map((item) => [item.organisasjonsnummer as string, item])).values()];
   await inParallel(missing, LOOKUP_CONCURRENCY, async (item) => {
-    const links = isObject(item._links) ? item._links : {};
-    const link = isObject(links[spec.link]) ? (links[spec.link] as Json).href : undefined;
+    const links = isJsonObject(item._links) ? item._links : {};
+    const link = isJsonObject(links[spec.link]) ? (links[spec.link] as JsonObject).href : undefined;
     const url = typeof link === 'string' ? link : `${api}/${spec.search}/${item.organisasjonsnummer as string}`;
     const { status, body } = await getJson(url, signal);
     found.set(item.organisasjonsnummer as string, { record: body ?? undefined, lookupStatus: status });
@@ -180,13 +179,13 @@ export async function fetchBusinessChanges(options: {
         const items = embeddedList(body, spec.embedded, url);
         if (!items.length) break;
         range.pages++;
-        const objects = items.filter(isObject);
+        const objects = items.filter(isJsonObject);
         const records = await lookUpRecords(api, spec, objects, options.signal);
         let highest = range.lastUpdateId ?? 0;
         for (const item of items) {
-          const id = isObject(item) ? item.oppdateringsid : undefined;
+          const id = isJsonObject(item) ? item.oppdateringsid : undefined;
           if (typeof id === 'number' && Number.isSafeInteger(id) && id > highest) highest = id;
-          const looked = isObject(item) && typeof item.organisasjonsnummer === 'string' ? records.get(item.organisasjonsnummer) : undefined;
+          const looked = isJsonObject(item) && typeof item.organisasjonsnummer === 'string' ? records.get(item.organisasjonsnummer) : undefined;
           const change: FeedChange = { feed: spec.feed, item, ...(looked ?? {}) };
           await write(`${JSON.stringify(change)}\n`);
         }
@@ -196,7 +195,7 @@ export async function fetchBusinessChanges(options: {
         // A page without a usable id cannot be continued from: stop rather than loop on it.
         if (highest === (range.lastUpdateId ?? 0)) throw new InputFormatError(`${url}: no item of the page has an oppdateringsid to continue after`);
         range.lastUpdateId = highest;
-        const page = isObject(body) && isObject(body.page) ? body.page : {};
+        const page = isJsonObject(body) && isJsonObject(body.page) ? body.page : {};
         if (typeof page.totalPages === 'number' && page.totalPages <= 1) break;
         query = `oppdateringsid=${highest + 1}`;
       }

@@ -5,6 +5,7 @@
  * same rules and stages identical values for identical records.
  */
 import { RecordError } from '../formats/json-lines.js';
+import { isJsonObject, type JsonObject } from '../formats/json-object.js';
 import type { CellValue, StagingColumn } from '../source-adapter.js';
 import { orgNumberProblem } from './org-number.js';
 
@@ -34,26 +35,24 @@ export type BusinessChange = 'upsert' | 'delete' | 'remove';
 /** Organisation forms only sub-units have: Bedrift, and the non-commercial workplace form. */
 const SUB_UNIT_FORMS = new Set(['BEDR', 'AAFY']);
 
-type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function optionalText(record: Json, field: string): string | null {
+function optionalText(record: JsonObject, field: string): string | null {
   const value = record[field];
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') throw new RecordError(`${field} is not text: ${JSON.stringify(value)}`);
   return value.trim() || null;
 }
 
-function optionalObject(record: Json, field: string): Json | null {
+function optionalObject(record: JsonObject, field: string): JsonObject | null {
   const value = record[field];
   if (value === undefined || value === null) return null;
-  if (!isObject(value)) throw new RecordError(`${field} is not an object: ${JSON.stringify(value)}`);
+  if (!isJsonObject(value)) throw new RecordError(`${field} is not an object: ${JSON.stringify(value)}`);
   return value;
 }
 
 /** An ISO date `yyyy-mm-dd` that exists in the calendar. */
-function optionalDate(record: Json, field: string): string | null {
+function optionalDate(record: JsonObject, field: string): string | null {
   const text = optionalText(record, field);
   if (text === null) return null;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
@@ -62,7 +61,7 @@ function optionalDate(record: Json, field: string): string | null {
   return text;
 }
 
-function optionalCount(record: Json, field: string): number | null {
+function optionalCount(record: JsonObject, field: string): number | null {
   const value = record[field];
   if (value === undefined || value === null || value === '') return null;
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -72,7 +71,7 @@ function optionalCount(record: Json, field: string): number | null {
   return number;
 }
 
-function orgNumber(record: Json, field: string, required: boolean): string | null {
+function orgNumber(record: JsonObject, field: string, required: boolean): string | null {
   const value = record[field];
   if (value === undefined || value === null || value === '') {
     if (required) throw new RecordError(`${field} is missing`);
@@ -95,7 +94,7 @@ export interface StagedAddress {
   country: string;
 }
 
-function address(record: Json, field: string, kind: StagedAddress['kind']): StagedAddress | null {
+function address(record: JsonObject, field: string, kind: StagedAddress['kind']): StagedAddress | null {
   const value = optionalObject(record, field);
   if (!value) return null;
   const raw = value.adresse;
@@ -117,7 +116,7 @@ function address(record: Json, field: string, kind: StagedAddress['kind']): Stag
   };
 }
 
-function code(record: Json, field: string): { kode: string | null; beskrivelse: string | null } {
+function code(record: JsonObject, field: string): { kode: string | null; beskrivelse: string | null } {
   const value = optionalObject(record, field);
   return value ? { kode: optionalText(value, 'kode'), beskrivelse: optionalText(value, 'beskrivelse') } : { kode: null, beskrivelse: null };
 }
@@ -126,7 +125,7 @@ function code(record: Json, field: string): { kode: string | null; beskrivelse: 
  * Whether a record is a sub-unit: the file or feed it came from says so when it can; otherwise a
  * `beliggenhetsadresse` or a sub-unit organisation form does.
  */
-function isSubUnit(record: Json, hint: boolean | undefined, legalForm: string | null): boolean {
+function isSubUnit(record: JsonObject, hint: boolean | undefined, legalForm: string | null): boolean {
   if (hint !== undefined) return hint;
   return record.beliggenhetsadresse !== undefined || (legalForm !== null && SUB_UNIT_FORMS.has(legalForm));
 }
@@ -136,7 +135,7 @@ function isSubUnit(record: Json, hint: boolean | undefined, legalForm: string | 
  * `updateId` is the feed's oppdateringsid (0 in a full download).
  */
 export function businessRecordValues(value: unknown, options: { subUnit?: boolean; updateId?: number } = {}): CellValue[] {
-  if (!isObject(value)) throw new RecordError(`record is not a JSON object but ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
+  if (!isJsonObject(value)) throw new RecordError(`record is not a JSON object but ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
   const orgId = orgNumber(value, 'organisasjonsnummer', true)!;
   const name = optionalText(value, 'navn');
   if (!name) throw new RecordError('navn is missing');
