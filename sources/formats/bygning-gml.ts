@@ -9,6 +9,7 @@
  * Geonorge, WFS and hand-made extracts). Checking and mapping the values is the adapter's job.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { localName } from './xml-name.js';
 import { InputFormatError } from './input-error.js';
 
 export type Fields = Record<string, string>;
@@ -38,11 +39,6 @@ const RAW_CAP = 2000;
 const PIECE = 64 * 1024;
 /** Source text kept from before the current piece: far longer than any start tag. */
 const TAIL = 4096;
-
-function localName(qualified: string): string {
-  const colon = qualified.indexOf(':');
-  return colon < 0 ? qualified : qualified.slice(colon + 1);
-}
 
 function attribute(tag: SaxesTagPlain, name: string): string | undefined {
   const attributes = tag.attributes;

@@ -6,6 +6,7 @@
  * name because Geonorge, WFS and hand-exported files bind the schema to different prefixes.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { localName } from './xml-name.js';
 import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from '../no/cadastre-id.js';
 import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid } from '../geo/reproject.js';
 
@@ -243,11 +244,6 @@ function detach(s: string): string {
 
 // Namespace processing costs saxes a quarter of its time; elements are matched by local name,
 // so the reader takes the prefix off itself.
-function localName(qualified: string): string {
-  const colon = qualified.indexOf(':');
-  return colon === -1 ? qualified : qualified.slice(colon + 1);
-}
-
 function attr(tag: SaxesTagPlain, name: string): string | undefined {
   return tag.attributes[name];
 }
