@@ -79,6 +79,13 @@ export function intBetween(rng: Rng, low: number, high: number): number {
   return low + Math.floor(rng() * (high - low + 1));
 }
 
+/** A day from 1 January of `fromYear` to 30 December of `toYear`, as `YYYY-MM-DD`. */
+export function dateBetween(rng: Rng, fromYear: number, toYear: number): string {
+  const from = Date.UTC(fromYear, 0, 1);
+  const days = Math.floor(rng() * ((Date.UTC(toYear, 11, 31) - from) / 86_400_000));
+  return new Date(from + days * 86_400_000).toISOString().slice(0, 10);
+}
+
 export function pick<T>(rng: Rng, items: readonly T[]): T {
   return items[Math.floor(rng() * items.length)];
 }

@@ -5,6 +5,7 @@
  * LEED or WELL certificate; a few new blocks of flats are Svanemerket.
  */
 import seedrandom from 'seedrandom';
+import { parseCadastreId } from '../../sources/no/cadastre-id.js';
 import { CERTIFICATION_FILE_NAME } from '../../sources/no/certification.js';
 import { parcelsOfPlan } from '../parcels.js';
 import type { SamplePlan } from '../plan.js';
@@ -36,11 +37,6 @@ const WELL_RATINGS = ['Bronze', 'Silver', 'Gold', 'Platinum'];
 const isCommercial = (typeCode: string) => Number(typeCode) >= 211 && Number(typeCode) < 900;
 const isNewBlockOfFlats = (building: SampleBuilding) => /^14\d$/.test(building.typeCode) && (building.builtYear ?? 0) >= 2012;
 
-function matrikkelOf(cadastreId: string) {
-  const [kommunenummer, g, b, f, s] = cadastreId.split('-');
-  return { kommunenummer, gardsnummer: Number(g), bruksnummer: Number(b), festenummer: Number(f), seksjonsnummer: Number(s) };
-}
-
 function scored(rng: Rng, table: typeof BREEAM_RATINGS) {
   const choice = table[weightedIndex(rng, table.map((t) => t.weight))];
   return { klassifisering: choice.rating, poengsum: Math.round((choice.score[0] + rng() * (choice.score[1] - choice.score[0])) * 10) / 10 };
@@ -55,7 +51,7 @@ function certifiedOn(rng: Rng, fromYear: number): string {
 function certificationOf(building: SampleBuilding, rng: Rng): object | null {
   const builtYear = building.builtYear;
   if (builtYear === null) return null;
-  const base = { matrikkel: matrikkelOf(building.cadastreId), bygningsnummer: String(building.buildingNumber) };
+  const base = { matrikkel: parseCadastreId(building.cadastreId), bygningsnummer: String(building.buildingNumber) };
   if (isNewBlockOfFlats(building)) {
     if (rng() >= SWAN_SHARE) return null;
     return {

@@ -6,6 +6,7 @@
  * when its history has FA; and some properties have later, smaller cases in every state.
  */
 import seedrandom from 'seedrandom';
+import { parseCadastreId } from '../../sources/no/cadastre-id.js';
 import { PERMITS_FILE_NAME } from '../../sources/no/permits.js';
 import { parcelsOfPlan } from '../parcels.js';
 import type { SamplePlan } from '../plan.js';
@@ -31,11 +32,6 @@ const LATER_KINDS = [
 ];
 const LATER_STATUSES = ['Innvilget', 'Under behandling', 'Avslått', 'Trukket', 'Ferdigattest'] as const;
 
-function matrikkelOf(cadastreId: string) {
-  const [kommunenummer, g, b, f, s] = cadastreId.split('-');
-  return { kommunenummer, gardsnummer: Number(g), bruksnummer: Number(b), festenummer: Number(f), seksjonsnummer: Number(s) };
-}
-
 function newBuildingKind(building: SampleBuilding): { tiltakstype: string; beskrivelse: string } {
   const code = Number(building.typeCode);
   if (code >= 181 && code <= 183) return { tiltakstype: 'nyttbyggunder70m2', beskrivelse: 'Oppføring av garasje/uthus' };
@@ -52,7 +48,7 @@ function permitCaseOf(building: SampleBuilding, rng: Rng): object | null {
   const mottattdato = shiftDay(granted.changedDate, -intBetween(rng, 21, 120));
   return {
     saksnummer: { saksaar: Number(mottattdato.slice(0, 4)) },
-    eiendomByggested: matrikkelOf(building.cadastreId),
+    eiendomByggested: parseCadastreId(building.cadastreId),
     bygningsnummer: String(building.buildingNumber),
     ...newBuildingKind(building),
     soknadstype: history[0].code === 'RA' ? 'RS' : 'ET',
@@ -81,7 +77,7 @@ function laterCaseOf(parcel: SampleParcel, building: SampleBuilding | undefined,
   }
   return {
     saksnummer: { saksaar: Number(mottattdato.slice(0, 4)) },
-    eiendomByggested: matrikkelOf(building?.cadastreId ?? parcel.units[0].cadastreId),
+    eiendomByggested: parseCadastreId(building?.cadastreId ?? parcel.units[0].cadastreId),
     ...(building ? { bygningsnummer: String(building.buildingNumber) } : {}),
     ...kind,
     soknadstype: 'ET',

@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
-import { parcelRng, pick, type Rng } from '../random.js';
+import { dateBetween, parcelRng, pick, type Rng } from '../random.js';
 import { writeTar } from '../tar-writer.js';
 import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
@@ -77,12 +77,6 @@ function personNumber(n: number): string {
 /** `Storgatan 12 A` → `STORG 12A`: how the business register abbreviates and runs letters in. */
 function registerStyle(street: string): string {
   return street.toLocaleUpperCase('sv-SE').replace(/GATAN\b/, 'G').replace(/VÄGEN\b/, 'V').replace(/(\d+)\s+([A-ZÅÄÖ])\b/, '$1$2');
-}
-
-function dateBetween(rng: Rng, fromYear: number, toYear: number): string {
-  const from = Date.UTC(fromYear, 0, 1);
-  const days = Math.floor(rng() * ((Date.UTC(toYear, 11, 31) - from) / 86_400_000));
-  return new Date(from + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** The companies at a property (none for most), deterministic from the seed. */

@@ -5,7 +5,7 @@
  * per declaration with the kommunkod it was fetched for (docs/sources/se-energy.md).
  */
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
-import { parcelRng, pick, type Rng } from '../random.js';
+import { dateBetween, parcelRng, pick, type Rng } from '../random.js';
 import { loadSwedishMunicipalities } from './municipalities.js';
 import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
 import { writeLines } from './text-file.js';
@@ -30,12 +30,6 @@ const postalText = (code: number) => {
   return `${text.slice(0, 3)} ${text.slice(3)}`;
 };
 const titleCase = (text: string) => text.toLocaleLowerCase('sv-SE').replace(/(^|[\s-])(\p{L})/gu, (_, a: string, b: string) => a + b.toLocaleUpperCase('sv-SE'));
-
-function dateBetween(rng: Rng, fromYear: number, toYear: number): string {
-  const from = Date.UTC(fromYear, 0, 1);
-  const to = Date.UTC(toYear, 11, 31);
-  return new Date(from + Math.floor(rng() * ((to - from) / 86_400_000)) * 86_400_000).toISOString().slice(0, 10);
-}
 
 /** The declaration of a property, or null (no buildings, or not declared): the truth tests compare with. */
 export function sampleDeclarationOf(property: SeSampleProperty, seed: string): (SeSampleDeclaration & { line: object }) | null {
