@@ -8,6 +8,7 @@
  */
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { quoteIdentifier } from './geopackage.js';
 import { writeGpkgGeometry } from './gpkg-blob.js';
 import type { WkbGeometry } from './wkb.js';
 
@@ -48,7 +49,6 @@ export interface GeoPackageLayerSpec {
 
 type Cell = string | number | boolean | null;
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const BATCH = 5000;
 
 export class GeoPackageWriter {
@@ -58,8 +58,8 @@ export class GeoPackageWriter {
   rows = 0;
 
   private constructor(private readonly db: Database.Database, private readonly spec: GeoPackageLayerSpec) {
-    const names = [spec.geometryColumn, ...spec.columns.map((c) => c.name)].map(quote);
-    this.insert = db.prepare(`INSERT INTO ${quote(spec.table)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
+    const names = [spec.geometryColumn, ...spec.columns.map((c) => c.name)].map(quoteIdentifier);
+    this.insert = db.prepare(`INSERT INTO ${quoteIdentifier(spec.table)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
   }
 
   /** Creates (replacing) `filePath` with one empty feature layer. */
@@ -89,8 +89,8 @@ export class GeoPackageWriter {
     addSrs.run('Undefined cartesian SRS', -1, 'NONE', -1, 'undefined', 'undefined cartesian coordinate reference system');
     addSrs.run('Undefined geographic SRS', 0, 'NONE', 0, 'undefined', 'undefined geographic coordinate reference system');
     addSrs.run(srs.name, spec.srsId, 'EPSG', spec.srsId, srs.definition, srs.description);
-    const columns = spec.columns.map((c) => `${quote(c.name)} ${c.type}`);
-    db.exec(`CREATE TABLE ${quote(spec.table)} ("fid" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, ${quote(spec.geometryColumn)} ${spec.geometryType}${columns.length ? ', ' : ''}${columns.join(', ')})`);
+    const columns = spec.columns.map((c) => `${quoteIdentifier(c.name)} ${c.type}`);
+    db.exec(`CREATE TABLE ${quoteIdentifier(spec.table)} ("fid" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, ${quoteIdentifier(spec.geometryColumn)} ${spec.geometryType}${columns.length ? ', ' : ''}${columns.join(', ')})`);
     db.prepare(`INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change, srs_id) VALUES (?, 'features', ?, '', ?, ?)`).run(
       spec.table, spec.table, spec.lastChange ?? '2025-01-01T00:00:00.000Z', spec.srsId,
     );

@@ -55,7 +55,8 @@ export interface GeoPackageFeature {
   error: string | null;
 }
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+/** An SQLite identifier (table or column name from the file), quoted. */
+export const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export class GeoPackage {
   private constructor(private readonly db: Database.Database, readonly label: string) {}
@@ -113,7 +114,7 @@ export class GeoPackage {
     if (expectedSrid !== undefined && crs !== `EPSG:${expectedSrid}`) {
       throw new InputFormatError(`${this.label}: layer "${table}" is in ${crs}, expected EPSG:${expectedSrid}`);
     }
-    const info = this.db.prepare(`PRAGMA table_info(${quote(table)})`).all() as { name: string; type: string; pk: number }[];
+    const info = this.db.prepare(`PRAGMA table_info(${quoteIdentifier(table)})`).all() as { name: string; type: string; pk: number }[];
     if (!info.length) throw new InputFormatError(`${this.label}: layer "${table}" has no table`);
     const key = info.filter((c) => c.pk > 0);
     if (key.length !== 1 || key[0].type.toUpperCase() !== 'INTEGER') throw new InputFormatError(`${this.label}: layer "${table}" has no INTEGER PRIMARY KEY, which a GeoPackage feature table must have`);
@@ -132,7 +133,7 @@ export class GeoPackage {
   }
 
   count(layer: GeoPackageLayer): number {
-    return this.db.prepare(`SELECT count(*) FROM ${quote(layer.table)}`).pluck().get() as number;
+    return this.db.prepare(`SELECT count(*) FROM ${quoteIdentifier(layer.table)}`).pluck().get() as number;
   }
 
   /**
@@ -143,7 +144,7 @@ export class GeoPackage {
     const unknown = columns.filter((c) => !layer.columns.includes(c));
     if (unknown.length) throw new InputFormatError(`${this.label}: layer "${layer.table}" has no column ${unknown.join(', ')} (columns: ${layer.columns.join(', ')})`);
     const statement = this.db.prepare(
-      `SELECT ${[layer.idColumn, layer.geometryColumn, ...columns].map(quote).join(', ')} FROM ${quote(layer.table)} ORDER BY ${quote(layer.idColumn)}`,
+      `SELECT ${[layer.idColumn, layer.geometryColumn, ...columns].map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(layer.table)} ORDER BY ${quoteIdentifier(layer.idColumn)}`,
     );
     for (const row of statement.iterate() as Iterable<Record<string, unknown>>) {
       const blob = row[layer.geometryColumn];
