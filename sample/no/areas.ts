@@ -10,7 +10,6 @@
  * grunnkretser, its block of postal codes), one code covers several rectangles: a MultiPolygon.
  */
 import { copyFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { noArea } from '../../sources/no/area.js';
 import { noGrunnkrets } from '../../sources/no/grunnkrets.js';
 import { noPostalCode } from '../../sources/no/postal-code.js';
@@ -21,8 +20,9 @@ import { postnummer, poststed } from '../postal.js';
 import type { SampleRegisterFile } from '../register-files.js';
 import type { Point } from '../types.js';
 import { writePieces } from './sample-text.js';
+import { sampleDataFile } from '../data-files.js';
 
-const KOMMUNER_FILE = fileURLToPath(new URL('../data/no-kommuner-2024-S.geojson', import.meta.url));
+const KOMMUNER_FILE = sampleDataFile('no-kommuner-2024-S.geojson');
 const KOMMUNER_COUNT = 357;
 
 /** Grid cells per grunnkrets side (as in districts.ts) and per postal zone (3 street bands by 2 street segments, as in parcels.ts). */
