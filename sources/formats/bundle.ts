@@ -142,3 +142,18 @@ export async function* inMember(member: BundleMember, records: AsyncIterable<Par
     );
   }
 }
+
+/**
+ * The records of every member of a bundle (or of a lone file), each member read by
+ * `readMember` by its name, positions and reject reasons made bundle-wide by inMember.
+ */
+export async function* readBundleRecords(
+  input: Readable,
+  fileName: string,
+  options: { dataFile: RegExp },
+  readMember: (name: string, stream: Readable) => AsyncIterable<ParsedRecord[]>,
+): AsyncGenerator<ParsedRecord[]> {
+  for await (const member of readBundle(input, fileName, options)) {
+    yield* inMember(member, readMember(member.name, member.stream));
+  }
+}

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { inboxPath } from '../no/inbox.js';
 import type { ParsedRecord, SourceAdapter } from '../source-adapter.js';
-import { inMember, readBundle } from '../formats/bundle.js';
+import { readBundleRecords } from '../formats/bundle.js';
 import { readHeaderedRecords } from '../formats/delimited.js';
 import { InputFormatError } from '../formats/input-error.js';
 import { readJsonLines } from '../formats/json-lines.js';
@@ -29,12 +29,6 @@ function readMember(name: string, stream: Readable): AsyncIterable<ParsedRecord[
   throw new InputFormatError(`${name}: not an area file (expected municipality boundaries .gpkg, postal codes .csv, land allocations .jsonl)`);
 }
 
-async function* readAreas(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
-  for await (const member of readBundle(input, fileName, { dataFile: /\.(gpkg|csv|txt|jsonl|ndjson)$/i })) {
-    yield* inMember(member, readMember(member.name, member.stream));
-  }
-}
-
 const AREA_FILE_NAME = 'se_omraden_0000_sverige.tar';
 
 /**
@@ -55,7 +49,7 @@ export const seArea: SourceAdapter = {
   zipEntry: /\.(tar|gpkg|csv|jsonl)$/i,
   stagingColumns: [...AREA_STAGING_COLUMNS],
   keyColumns: ['record_kind', 'record_key'],
-  parse: (input, { fileName }) => readAreas(input, fileName),
+  parse: (input, { fileName }) => readBundleRecords(input, fileName, { dataFile: /\.(gpkg|csv|txt|jsonl|ndjson)$/i }, readMember),
   repairStaged: (context) => repairInvalidPolygons(context),
   countLive: countLiveAreas,
   publish: publishAreas,

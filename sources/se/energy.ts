@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { inboxPath } from '../no/inbox.js';
 import type { ParsedRecord, SourceAdapter } from '../source-adapter.js';
-import { inMember, readBundle } from '../formats/bundle.js';
+import { readBundleRecords } from '../formats/bundle.js';
 import { readHeaderedRecords } from '../formats/delimited.js';
 import { InputFormatError } from '../formats/input-error.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
@@ -74,12 +74,6 @@ function readMember(name: string, stream: Readable): AsyncIterable<ParsedRecord[
   throw new InputFormatError(`${name}: not an energy declaration file (expected API answers as .jsonl or the register extract as .csv)`);
 }
 
-async function* readEnergy(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
-  for await (const member of readBundle(input, fileName, { dataFile: /\.(jsonl|ndjson|csv|txt)$/i })) {
-    yield* inMember(member, readMember(member.name, member.stream));
-  }
-}
-
 const ENERGY_FILE_NAME = 'boverket_energideklarationer_0000_sverige.jsonl';
 
 /**
@@ -100,7 +94,7 @@ export const seEnergy: SourceAdapter = {
   zipEntry: /\.(tar|jsonl|ndjson|csv|txt)$/i,
   stagingColumns: ENERGY_STAGING_COLUMNS,
   keyColumns: ['certificate_id'],
-  parse: (input, { fileName }) => readEnergy(input, fileName),
+  parse: (input, { fileName }) => readBundleRecords(input, fileName, { dataFile: /\.(jsonl|ndjson|csv|txt)$/i }, readMember),
   countLive: (client, scope) => countLiveRows(client, 'energy_certificate', scope),
   publish: publishInto(ENERGY_MERGE),
 };
