@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
-import { dateBetween, parcelRng, pick, type Rng } from '../random.js';
+import { dateBetween, parcelRng, pick } from '../random.js';
 import { writeTar } from '../tar-writer.js';
 import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';

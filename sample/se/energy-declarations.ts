@@ -5,7 +5,7 @@
  * per declaration with the kommunkod it was fetched for (docs/sources/se-energy.md).
  */
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
-import { dateBetween, parcelRng, pick, type Rng } from '../random.js';
+import { dateBetween, parcelRng, pick } from '../random.js';
 import { loadSwedishMunicipalities } from './municipalities.js';
 import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
 import { writeLines } from './text-file.js';

@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import { RecordError } from '../formats/json-lines.js';
-import { isJsonObject, type JsonObject } from '../formats/json-object.js';
+import { isJsonObject } from '../formats/json-object.js';
 import { readUnquotedLines } from '../formats/unquoted-csv.js';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';
 import { BUSINESS_FEEDS, type FeedChange } from './business-feed.js';
