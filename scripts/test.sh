@@ -8,4 +8,6 @@ cd "$(nordprop_root)"
 
 ensure_toolchain
 ensure_apt_package proj-bin cs2cs
+# GDAL reads the sample GeoPackages in a test (an independent reader of the files we write).
+ensure_apt_package gdal-bin ogrinfo
 exec npx vitest run "$@"

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/config.js';
+import { SOURCES } from '../../sources/registry.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 
@@ -28,6 +30,14 @@ afterAll(async () => {
 });
 
 describe('nordprop --json', () => {
+  it('sample --json writes a file for every registered source, from the compiled CLI', async () => {
+    const out = path.join(pipeline.dataDir, 'cli-sample');
+    const { code, json, stderr } = await nordprop('sample', '--out', out, '--parcels', '30', '--seed', 'cli', '--json');
+    expect(code, stderr).toBe(0);
+    expect(Object.keys(json.sourceFiles).sort()).toEqual(SOURCES.map((source) => source.id).sort());
+    for (const file of Object.values(json.sourceFiles) as string[]) expect((await stat(file)).isFile()).toBe(true);
+  });
+
   it('backfill --wait --json carries the run id, outcome and per-source counts', async () => {
     const result = await nordprop('backfill', '--source', 'no-address', '--input', REAL_ADDRESS_ZIP, '--wait', '--json');
     expect(result.code).toBe(0);
