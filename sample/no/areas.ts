@@ -22,7 +22,9 @@ import type { Point } from '../types.js';
 import { writePieces } from './sample-text.js';
 import { sampleDataFile } from '../data-files.js';
 
-const KOMMUNER_FILE = sampleDataFile('no-kommuner-2024-S.geojson');
+// Looked up when the file is written, not on import: the worker imports this module too,
+// from a build (the benchmark's snapshot) that has no sample data beside it.
+const KOMMUNER_FILE = 'no-kommuner-2024-S.geojson';
 const KOMMUNER_COUNT = 357;
 
 /** Grid cells per grunnkrets side (as in districts.ts) and per postal zone (3 street bands by 2 street segments, as in parcels.ts). */
@@ -105,7 +107,7 @@ export const MUNICIPALITY_SAMPLE_FILE: SampleRegisterFile = {
   fileName: noArea.inputFileName,
   // Every municipality, not only the sample's: the file replaces the whole country's boundaries.
   async write({ path }) {
-    await copyFile(KOMMUNER_FILE, path);
+    await copyFile(sampleDataFile(KOMMUNER_FILE), path);
     return { rows: KOMMUNER_COUNT };
   },
 };
