@@ -29,12 +29,14 @@ nordprop refresh --wait
 SERVICE_STAMP="$(nordprop_dist_stamp)" SERVICE_READY_PATTERN='nordprop API listening' \
   background_service_start api .data/api.pid .data/api.log node bin/nordprop.js api
 
-# Show the coordinate lookup on the first sample address.
-read -r lat lon < <(psql -X -q "${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/nordprop}" -tA -F ' ' \
-  -c "SELECT round(ST_Y(geom)::numeric, 6), round(ST_X(geom)::numeric, 6) FROM address ORDER BY address_id LIMIT 1")
-echo
-echo "\$ nordprop lookup --lat $lat --lon $lon"
-nordprop lookup --lat "$lat" --lon "$lon"
+# Show the coordinate lookup on the first sample address of each country.
+for country in NO SE; do
+  read -r lat lon < <(psql -X -q "${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/nordprop}" -tA -F ' ' \
+    -c "SELECT round(ST_Y(geom)::numeric, 6), round(ST_X(geom)::numeric, 6) FROM address WHERE country = '$country' ORDER BY address_id LIMIT 1")
+  echo
+  echo "\$ nordprop lookup --country $country --lat $lat --lon $lon"
+  nordprop lookup --country "$country" --lat "$lat" --lon "$lon"
+done
 echo
 echo "Temporal UI:  http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}"
 echo "Run ledger:   node bin/nordprop.js runs"
