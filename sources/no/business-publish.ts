@@ -14,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../source-adapter.js';
 import { BUSINESS_SOURCE_ID, type BusinessFeedName, type FeedRange } from './business-feed.js';
+import { withHashJoins } from '../publish/merge-table.js';
 
 export const ORG_SCHEME = '0192';
 /** How far before its file's time a full download's snapshot may have been taken; the feed restarts there. */
@@ -109,11 +110,13 @@ async function setCursor(client: pg.PoolClient, feed: BusinessFeedName, runId: s
 export async function publishBusinessSnapshot({ client, stagingTable, runId }: StagingContext): Promise<MergeResult> {
   const kinds = await stagedKinds(client, stagingTable);
   const written = await upsertCompanies(client, stagingTable, runId);
-  const gone = await client.query(
-    `UPDATE company live SET deleted_date = current_date, row_hash = ${DELETED_HASH}, published_run_id = $3, updated_at = now()
-     WHERE live.org_scheme = $1 AND live.deleted_date IS NULL AND live.is_sub_unit = ANY($2::boolean[])
-       AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.org_id = live.org_id)`,
-    [ORG_SCHEME, kinds, runId],
+  const gone = await withHashJoins(client, () =>
+    client.query(
+      `UPDATE company live SET deleted_date = current_date, row_hash = ${DELETED_HASH}, published_run_id = $3, updated_at = now()
+       WHERE live.org_scheme = $1 AND live.deleted_date IS NULL AND live.is_sub_unit = ANY($2::boolean[])
+         AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.org_id = live.org_id)`,
+      [ORG_SCHEME, kinds, runId],
+    ),
   );
   const since = new Date((await snapshotTime(client, runId)).getTime() - SNAPSHOT_MARGIN_MS);
   for (const subUnit of kinds) await setCursor(client, subUnit ? 'underenheter' : 'enheter', runId, { lastUpdateId: null, changesSince: since });

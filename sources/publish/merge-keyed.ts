@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
+import { withHashJoins } from './merge-table.js';
 
 /**
  * The key-and-hash merge of merge-table.ts for live tables it cannot serve: a key of several
@@ -50,11 +51,13 @@ export async function mergeKeyed(client: pg.PoolClient, stagingTable: string, me
     deleteParams.push(scope.municipalities);
     scopeSql = ` AND live.${scopeColumn} = ANY($${deleteParams.length}::text[])`;
   }
-  const removed = await client.query(
-    `DELETE FROM ${merge.liveTable} live
-     WHERE live.country = $1${deletePartition}${scopeSql}
-       AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE ${keyMatch})`,
-    deleteParams,
+  const removed = await withHashJoins(client, () =>
+    client.query(
+      `DELETE FROM ${merge.liveTable} live
+       WHERE live.country = $1${deletePartition}${scopeSql}
+         AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE ${keyMatch})`,
+      deleteParams,
+    ),
   );
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: removed.rowCount ?? 0 };
 }

@@ -50,21 +50,42 @@ export async function mergeTable(
       [scope.country, runId],
     );
   const firstLoad = await isEmpty(client, liveTable);
+  // A country's first load into a table the other country already fills: nothing of its own to delete either.
+  const firstOfCountry = firstLoad || (await isEmpty(client, liveTable, scope.country));
   const inserted = firstLoad ? await withIndexesBuiltAfter(client, liveTable, insertNew) : await insertNew();
   // Into an empty table, every live row came from this snapshot: nothing to delete.
-  if (firstLoad) return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: 0 };
+  if (firstOfCountry) return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: 0 };
   const filter = scopeFilter('live', scope, 1);
-  const removed = await client.query(
-    `DELETE FROM ${liveTable} live
-     WHERE ${filter.sql}
-       AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.${keyColumn} = live.${keyColumn})`,
-    filter.params,
+  const removed = await withHashJoins(client, () =>
+    client.query(
+      `DELETE FROM ${liveTable} live
+       WHERE ${filter.sql}
+         AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.${keyColumn} = live.${keyColumn})`,
+      filter.params,
+    ),
   );
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: removed.rowCount ?? 0 };
 }
 
-async function isEmpty(client: pg.PoolClient, table: string): Promise<boolean> {
-  return (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`)).rows[0].empty;
+async function isEmpty(client: pg.PoolClient, table: string, country?: string): Promise<boolean> {
+  const where = country ? ' WHERE country = $1' : '';
+  return (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}${where}) AS empty`, country ? [country] : [])).rows[0].empty;
+}
+
+/**
+ * Runs an anti-join DELETE (live rows missing from the snapshot) with nested loops off. A hash
+ * anti-join is right at any size; but right after the insert, the planner's statistics can
+ * still say the country has no live rows, and it then picks a nested loop that scans the
+ * staging table once per live row: quadratic (a national Swedish cadastre into a table already
+ * holding Norway's parcels ran for minutes without end).
+ */
+export async function withHashJoins<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query(`SELECT set_config('enable_nestloop', 'off', true)`);
+  try {
+    return await work();
+  } finally {
+    await client.query(`SELECT set_config('enable_nestloop', 'on', true)`);
+  }
 }
 
 /**
