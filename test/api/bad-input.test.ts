@@ -149,6 +149,9 @@ describe('bad input on every route', () => {
       const response = await call(api.baseUrl, 'POST', '/properties/NO/lookups', { token: client.token, body: { cadastreIds: ['0301-9001-1-0-0'] }, headers: { 'idempotency-key': key } });
       expectClientError(response, `Idempotency-Key ${key.slice(0, 40)}`);
     }
+    // Unauthenticated calls share one burst window per IP (50 a second): start a fresh window so
+    // the sweep's earlier anonymous calls cannot turn these 401s into 429s on a fast machine.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     for (const authorization of ['Bearer', 'Bearer ', 'Bearer a b', `Bearer ${'a'.repeat(10_000)}`, 'Token abc', 'Bearer \u00ff']) {
       const response = await call(api.baseUrl, 'GET', '/auth/me', { headers: { authorization } });
       expectClientError(response, `Authorization ${authorization.slice(0, 40)}`);
