@@ -27,7 +27,7 @@ export function createContext(db: pg.Pool, config: Config, masterKey: Buffer, ba
       documentUrl: deriveKey(masterKey, 'document-url'),
       webhookSecret: deriveKey(masterKey, 'webhook-secret'),
     },
-    anonymousBurst: { limit: 50, windowS: 1 },
+    anonymousBurst: { limit: config.api.anonymousBurst, windowS: 1 },
     countries: ['NO', 'SE'],
   };
 }

@@ -52,7 +52,7 @@ export interface Config {
   /** Rows per committed COPY chunk; a retried stage resumes after the last committed chunk. */
   stageChunkRows: number;
   /** The REST API: port it listens on (`PORT`) and the base URL it names in links and problem types. */
-  api: { port: number; host: string; baseUrl: string; masterKey: string | undefined };
+  api: { port: number; host: string; baseUrl: string; masterKey: string | undefined; anonymousBurst: number };
 }
 
 export function loadConfig(): Config {
@@ -75,6 +75,8 @@ export function loadConfig(): Config {
       baseUrl: env('NORDPROP_API_BASE_URL', `http://127.0.0.1:${numberEnv('PORT', 8080)}`).replace(/\/+$/, ''),
       // Base64 of 32 bytes; encrypts webhook secrets and signs page tokens. Unset: a key file in dataDir.
       masterKey: process.env.NORDPROP_API_MASTER_KEY || undefined,
+      // Requests a second per IP without a valid token (the token endpoint, the catalog, bad tokens).
+      anonymousBurst: numberEnv('NORDPROP_API_ANONYMOUS_BURST', 50),
     },
   };
 }
