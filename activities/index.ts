@@ -3,3 +3,4 @@ export { downloadArtifact } from './download.js';
 export { stageArtifact } from './stage.js';
 export { validateStaged } from './validate.js';
 export { publishStaged, dropStaging } from './publish.js';
+export { planDerive, deriveDataset, dropDerivedStaging } from './derive.js';

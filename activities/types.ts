@@ -65,6 +65,8 @@ export interface RunSummary {
   outcome: RunOutcome;
   durationMs: number;
   sources: SourceRunSummary[];
+  /** A nightly refresh: the derive run it started after the sources (workflows/derive.ts). */
+  derived?: RunSummary;
 }
 
 /** Heartbeat details: progress for the CLI, and where a retried activity resumes. */

@@ -10,6 +10,8 @@ import { sampleCommand } from './commands/sample.js';
 import { apiCommand } from './commands/api.js';
 import { createClientCommand, listClientsCommand } from './commands/clients.js';
 import { SOURCES } from '../sources/registry.js';
+import { deriveCommand } from './commands/derive.js';
+import { DATASET_IDS } from '../derive/registry.js';
 
 const program = new Command('nordprop')
   .description('Nordic property registers into PostGIS, kept fresh by Temporal workflows')
@@ -73,6 +75,16 @@ program
       }),
     ),
   );
+
+program
+  .command('derive')
+  .description('compute the derived datasets (what the nightly refresh runs after its sources)')
+  .option('--dataset <id...>', `only these datasets (${DATASET_IDS.join(', ')}); repeatable`)
+  .addOption(new Option('--country <country>', 'only this country').choices(['NO', 'SE']))
+  .option('--as-of <date>', 'the day to compute for, YYYY-MM-DD (default today)')
+  .option('--wait', 'wait for the run and print its summary')
+  .addOption(json())
+  .action(run((o) => deriveCommand({ datasets: o.dataset, country: o.country, asOf: o.asOf, wait: !!o.wait, json: !!o.json })));
 
 const runs = program
   .command('runs')

@@ -36,5 +36,14 @@ export interface DerivedDataset {
   valueColumns: string[];
   /** Datasets whose result this one reads (valuations blend comparables): computed first. */
   dependsOn?: DerivedDatasetId[];
-  compute(context: DeriveContext): Promise<void>;
+  /** Fills the staging table; may report what it read (the ledger's rows_read and details). */
+  compute(context: DeriveContext): Promise<DeriveStats | void>;
+}
+
+/** What a computation may report beside its rows: the inputs it read and figures of its own. */
+export interface DeriveStats {
+  /** Input records considered (company addresses, properties, sales), for the ledger's rows_read. */
+  rowsRead?: number;
+  /** Dataset-specific figures kept in the ledger's details (`nordprop runs show`). */
+  details?: Record<string, unknown>;
 }

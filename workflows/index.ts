@@ -1,2 +1,3 @@
 export { ingestSource } from './ingest-source.js';
 export { nightlyRefresh, backfill } from './refresh.js';
+export { deriveDatasets } from './derive.js';

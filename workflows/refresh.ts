@@ -3,6 +3,7 @@ import type * as activities from '../activities/index.js';
 import type { RunKind, RunSummary } from '../activities/types.js';
 import type { Country } from '../sources/source-adapter.js';
 import { ingestSource } from './ingest-source.js';
+import { deriveDatasets, deriveWorkflowId } from './derive.js';
 import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from './search-attributes.js';
 import { formatRunId } from './run-id.js';
 
@@ -17,6 +18,8 @@ export interface RefreshInput {
   country?: Country;
   sources?: string[];
   force?: boolean;
+  /** Compute the derived datasets after the sources (default: when no sources are named). */
+  derive?: boolean;
 }
 
 export interface BackfillInput {
@@ -62,7 +65,16 @@ async function runSources(kind: RunKind, runId: string, request: { country?: Cou
 export async function nightlyRefresh(input: RefreshInput = {}): Promise<RunSummary> {
   const runId = input.runId ?? newRunId();
   const kind: RunKind = input.runId ? 'refresh' : 'nightly';
-  return runSources(kind, runId, { country: input.country, sources: input.sources, force: input.force ?? false });
+  const summary = await runSources(kind, runId, { country: input.country, sources: input.sources, force: input.force ?? false });
+  if (!(input.derive ?? !input.sources?.length)) return summary;
+  // After every source has published: the derived datasets, as a run of their own in the ledger.
+  const deriveRunId = `${runId}-derive`;
+  const derived = await executeChild(deriveDatasets, {
+    workflowId: deriveWorkflowId(deriveRunId),
+    args: [{ runId: deriveRunId, countries: input.country ? [input.country] : undefined }],
+    typedSearchAttributes: [{ key: RUN_ID_KEY, value: deriveRunId }],
+  });
+  return { ...summary, derived };
 }
 
 /** One source from an explicit file or URL, e.g. to reload history or a corrected extract. */

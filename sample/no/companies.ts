@@ -162,8 +162,27 @@ function noisyPlace(rng: Rng, place: string): string {
   return place;
 }
 
-function businessAddress(rng: Rng, address: SampleAddress): BrregAddress {
-  const lines = [noisyStreet(rng, address.adresseTekst)];
+/**
+ * More of what registrants type, drawn from a stream of the company's own (so the companies,
+ * their order and everything else drawn from the parcel's stream stay as they were): the Nordic
+ * letters written without their marks (ø → o, å → a or aa, æ → ae) and the house letter apart
+ * from the number or in lower case (`12 B`, `12b`).
+ */
+function registrantSpelling(rng: Rng, spelled: string): string {
+  let text = spelled;
+  const u = rng();
+  if (u < 0.1) {
+    const aa = rng() < 0.5;
+    text = text.replace(/[øØåÅæÆ]/g, (c) => ({ ø: 'o', Ø: 'O', å: aa ? 'aa' : 'a', Å: aa ? 'AA' : 'A', æ: 'ae', Æ: 'AE' })[c] ?? c);
+  }
+  const v = rng();
+  if (v < 0.08) text = text.replace(/(\d+)([A-Za-zÆØÅæøå])$/, '$1 $2');
+  else if (v < 0.12) text = text.replace(/(\d+)([A-ZÆØÅ])$/, (_, n: string, l: string) => `${n}${l.toLocaleLowerCase('nb-NO')}`);
+  return text;
+}
+
+function businessAddress(rng: Rng, address: SampleAddress, spellingRng: Rng): BrregAddress {
+  const lines = [registrantSpelling(spellingRng, noisyStreet(rng, address.adresseTekst))];
   if (rng() < 0.06) lines.unshift(`c/o ${pick(rng, CO_NAMES)}`);
   return {
     land: 'Norge',
@@ -234,7 +253,7 @@ export function sampleCompaniesOfParcel(seed: string, parcel: SampleParcel): Sam
       naeringskode1: { beskrivelse: naceNavn, kode: naceKode },
       antallAnsatte: employees,
       harRegistrertAntallAnsatte: employees > 0,
-      forretningsadresse: businessAddress(rng, address),
+      forretningsadresse: businessAddress(rng, address, seedrandom.alea(`${seed}#company-spelling#${orgNumber}`)),
       stiftelsesdato: isoDate(founded),
       links: [],
     };
@@ -258,7 +277,7 @@ export function sampleCompaniesOfParcel(seed: string, parcel: SampleParcel): Sam
       harRegistrertAntallAnsatte: employees > 0,
       overordnetEnhet: orgNumber,
       oppstartsdato: main.stiftelsesdato,
-      beliggenhetsadresse: businessAddress(rng, location),
+      beliggenhetsadresse: businessAddress(rng, location, seedrandom.alea(`${seed}#company-spelling#${subNumber}`)),
       links: [],
     };
     companies.push({ kind: 'underenhet', record: sub, truth: truthOf(subNumber, 'underenhet', parcel, location) });

@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
-import { dateBetween, parcelRng, pick } from '../random.js';
+import { dateBetween, parcelRng, pick, type Rng } from '../random.js';
 import { writeTar } from '../tar-writer.js';
 import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
@@ -41,9 +41,12 @@ export interface SeSampleCompany {
   /** Where it sits: the property and the address (truth for tenant matching). */
   cadastreId: string;
   addressId: string;
-  /** The address as the street sign spells it (`Storgatan 12A`) and as SCB writes it (`STORG 12A`). */
+  /** The address as the street sign spells it (`Storgatan 12A`): the truth. */
   street: string;
+  /** As SCB's business register writes it (`STORG 12A`, now and then `STORG 12 A`, `SODERG 4`, a typo). */
   registerStreet: string;
+  /** As the workplace register writes it: mostly the sign's spelling, some `Storg.`, `storgatan 12a`, `Soderg…`, typos. */
+  visitingStreet: string;
   postalCode: string;
   postort: string;
   kommunkod: string;
@@ -79,6 +82,40 @@ function registerStyle(street: string): string {
   return street.toLocaleUpperCase('sv-SE').replace(/GATAN\b/, 'G').replace(/VÄGEN\b/, 'V').replace(/(\d+)\s+([A-ZÅÄÖ])\b/, '$1$2');
 }
 
+/** Å, Ä, Ö written without their marks, as in files that went through a 7-bit system. */
+const withoutMarks = (text: string) => text.replace(/[åäöÅÄÖéÉ]/g, (c) => ({ å: 'a', ä: 'a', ö: 'o', Å: 'A', Ä: 'A', Ö: 'O', é: 'e', É: 'E' })[c] ?? c);
+
+/** One letter of the street name dropped (never a digit): the typo registers have in a few addresses. */
+function dropLetter(rng: Rng, text: string): string {
+  const name = text.match(/^\D+/)?.[0] ?? '';
+  if (name.length <= 6) return text;
+  const at = 1 + Math.floor(rng() * (name.length - 3));
+  return text.slice(0, at) + text.slice(at + 1);
+}
+
+/**
+ * The noise of the two spellings, from a stream of the company's own (the companies and what is
+ * drawn for them stay as they were): missing marks, typos, case, `g.`/`v.` abbreviations, a
+ * letter set apart from the number.
+ */
+function noisySpellings(seed: string, n: number, street: string): { registerStreet: string; visitingStreet: string } {
+  const rng = parcelRng(`${seed}#se-business-spelling`, n);
+  let register = registerStyle(street);
+  if (rng() < 0.12) register = withoutMarks(register);
+  if (rng() < 0.04) register = dropLetter(rng, register);
+  if (rng() < 0.06) register = register.replace(/(\d+)([A-ZÅÄÖ])\b/, '$1 $2');
+  let visiting = street;
+  const u = rng();
+  if (u < 0.1) visiting = visiting.replace(/gatan\b/, 'g.').replace(/vägen\b/, 'v.');
+  else if (u < 0.15) visiting = visiting.replace(/gatan\b/, 'gata');
+  if (rng() < 0.1) visiting = withoutMarks(visiting);
+  if (rng() < 0.04) visiting = dropLetter(rng, visiting);
+  const v = rng();
+  if (v < 0.1) visiting = visiting.toLocaleLowerCase('sv-SE');
+  else if (v < 0.15) visiting = visiting.toLocaleUpperCase('sv-SE');
+  return { registerStreet: register, visitingStreet: visiting };
+}
+
 /** The companies at a property (none for most), deterministic from the seed. */
 export function sampleSwedishCompaniesOf(property: SeSampleProperty, seed: string): SeSampleCompany[] {
   const address = property.addresses[0];
@@ -103,7 +140,7 @@ export function sampleSwedishCompaniesOf(property: SeSampleProperty, seed: strin
       cadastreId: property.cadastreId,
       addressId: address.objektidentitet,
       street,
-      registerStreet: registerStyle(street),
+      ...noisySpellings(seed, n, street),
       postalCode: String(address.postnummer).padStart(5, '0'),
       postort: address.postort,
       kommunkod: property.kommunkod,
@@ -142,7 +179,7 @@ function* workplaceLines(companies: () => Iterable<SeSampleCompany>): Generator<
   yield tabbed(['CFARNr', 'PeOrgNr', 'Benämning', 'BesöksAdress', 'BesöksPostNr', 'BesöksPostOrt', 'Kommun, kod', 'Arbetsställestatus, kod', 'Startdatum', 'Slutdatum']);
   for (const c of companies()) {
     if (!c.workplaceId) continue;
-    yield tabbed([c.workplaceId, `16${c.identity}`, c.name, c.street, c.postalCode, c.postort, c.kommunkod, '1', c.registered.replace(/-/g, ''), '']);
+    yield tabbed([c.workplaceId, `16${c.identity}`, c.name, c.visitingStreet, c.postalCode, c.postort, c.kommunkod, '1', c.registered.replace(/-/g, ''), '']);
   }
 }
 

@@ -58,7 +58,7 @@ describe('Swedish register samples', () => {
     expect(byKind('SCB').map((r) => [r.org_id, r.nace_code, (r.address_lines as string[])[0], r.postal_code])).toEqual(
       truth.map((c) => [c.identity, `${c.sni.slice(0, 2)}.${c.sni.slice(2)}`, c.registerStreet, c.postalCode]),
     );
-    expect(byKind('WORKPLACE').map((r) => (r.address_lines as string[])[0])).toEqual(truth.filter((c) => c.workplaceId).map((c) => c.street));
+    expect(byKind('WORKPLACE').map((r) => (r.address_lines as string[])[0])).toEqual(truth.filter((c) => c.workplaceId).map((c) => c.visitingStreet));
     // Register spelling differs from the street sign somewhere (abbreviated GATAN, letters run in).
     expect(truth.some((c) => c.registerStreet !== c.street.toLocaleUpperCase('sv-SE'))).toBe(true);
     const addressIds = new Set(properties().flatMap((p) => p.addresses.map((a) => a.objektidentitet)));

@@ -1,0 +1,130 @@
+import { Context } from '@temporalio/activity';
+import type pg from 'pg';
+import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
+import { deriveLedgerId, getDataset, selectDatasets } from '../derive/registry.js';
+import { mergeDerived } from '../derive/publish.js';
+import type { DerivedDatasetId } from '../derive/dataset.js';
+import type { Country } from '../sources/source-adapter.js';
+import { getSourceRunSummary, recordDuration } from './ledger.js';
+import { stagingTableName } from './staging-table.js';
+import type { SourceRunSummary } from './types.js';
+
+/** One dataset for one country, as the derive workflow schedules it. */
+export interface PlannedDerivation {
+  datasetId: DerivedDatasetId;
+  country: Country;
+  /** Its ledger id (`derive-no-tenants`). */
+  ledgerId: string;
+  dependsOn: DerivedDatasetId[];
+}
+
+export interface DeriveRequest {
+  runId: string;
+  datasetId: DerivedDatasetId;
+  country: Country;
+  /** YYYY-MM-DD. */
+  asOf: string;
+}
+
+const ALL_COUNTRIES: Country[] = ['NO', 'SE'];
+
+/**
+ * Records a derive run in the run ledger (kind `derive`) and returns what it computes: for each
+ * country, the datasets in dependency order.
+ */
+export async function planDerive(input: { runId: string; workflowId: string; countries?: Country[]; datasets?: string[] }): Promise<PlannedDerivation[]> {
+  const datasets = selectDatasets(input.datasets);
+  const countries = input.countries?.length ? input.countries : ALL_COUNTRIES;
+  const planned = countries.flatMap((country) =>
+    datasets.map((d) => ({ datasetId: d.id, country, ledgerId: deriveLedgerId(d.id, country), dependsOn: d.dependsOn ?? [] })),
+  );
+  await getPool().query(
+    `INSERT INTO run (run_id, kind, workflow_id, sources) VALUES ($1, 'derive', $2, $3) ON CONFLICT (run_id) DO NOTHING`,
+    [input.runId, input.workflowId, planned.map((p) => p.ledgerId)],
+  );
+  return planned;
+}
+
+const stagingOf = (request: Pick<DeriveRequest, 'runId' | 'datasetId' | 'country'>) => stagingTableName(deriveLedgerId(request.datasetId, request.country), request.runId);
+
+/**
+ * Computes one dataset for one country into an UNLOGGED staging table, then merges it into the
+ * live table in one transaction that also closes the ledger entry. A retry after that commit
+ * finds the entry published and returns its counts without computing again.
+ */
+export async function deriveDataset(request: DeriveRequest): Promise<SourceRunSummary> {
+  const dataset = getDataset(request.datasetId);
+  const ledgerId = deriveLedgerId(dataset.id, request.country);
+  const pool = getPool();
+  await pool.query(
+    `INSERT INTO source_run (run_id, source_id, country, input) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, source_id) DO NOTHING`,
+    [request.runId, ledgerId, request.country, `${dataset.title}, as of ${request.asOf}`],
+  );
+  const before = await getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
+  if (before.outcome === 'published') return before;
+
+  const stagingTable = stagingOf(request);
+  let started = performance.now();
+  const stats = await withHeartbeat(() =>
+    withTransaction(pool, async (client) => {
+      await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
+      // UNLOGGED: a crash loses only the staging table, which the retry computes again.
+      await client.query(`CREATE UNLOGGED TABLE ${stagingTable} (LIKE ${dataset.liveTable} INCLUDING DEFAULTS)`);
+      return (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable })) ?? {};
+    }),
+  );
+  const staged = await checkStaged(pool, stagingTable, dataset.keyColumns, request.country, dataset.id);
+  await recordDuration(request.runId, ledgerId, 'compute', performance.now() - started, { rows_read: stats.rowsRead ?? 0, rows_staged: staged });
+
+  started = performance.now();
+  let changed = false;
+  await withTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [ledgerId]);
+    const ledger = await client.query<{ outcome: string }>(`SELECT outcome FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`, [request.runId, ledgerId]);
+    if (ledger.rows[0]?.outcome === 'published') return;
+    const counts = await mergeDerived(client, dataset, stagingTable, request.country);
+    changed = counts.inserted + counts.updated + counts.deleted > 0;
+    await client.query(
+      `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
+         details = details || jsonb_build_object('dataset', $6::text, 'asOf', $7::text, 'liveTable', $8::text, 'stats', $9::jsonb),
+         finished_at = clock_timestamp()
+       WHERE run_id = $1 AND source_id = $2`,
+      [request.runId, ledgerId, counts.inserted, counts.updated, counts.deleted, dataset.id, request.asOf, dataset.liveTable, JSON.stringify(stats.details ?? {})],
+    );
+  });
+  await dropDerivedStaging(request);
+  // Fresh statistics for the API's plans (autovacuum would come by later).
+  if (changed) await pool.query(`ANALYZE ${quoteIdent(dataset.liveTable)}`);
+  await recordDuration(request.runId, ledgerId, 'publish', performance.now() - started);
+  return getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
+}
+
+/** A computed snapshot with two rows for one key would fail the merge half-way: refuse it with the key. */
+async function checkStaged(pool: pg.Pool, stagingTable: string, keys: string[], country: Country, datasetId: string): Promise<number> {
+  const stray = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${stagingTable} WHERE country IS DISTINCT FROM $1`, [country]);
+  if (stray.rows[0].n) throw new Error(`${datasetId}: the computation staged ${stray.rows[0].n} rows of another country than ${country}`);
+  const duplicate = await pool.query(`SELECT ${keys.join(', ')}, count(*)::int AS n FROM ${stagingTable} GROUP BY ${keys.join(', ')} HAVING count(*) > 1 LIMIT 1`);
+  if (duplicate.rowCount) throw new Error(`${datasetId}: the computation staged ${duplicate.rows[0].n} rows for one key ${JSON.stringify(duplicate.rows[0])}`);
+  return (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${stagingTable}`)).rows[0].n;
+}
+
+/** Heartbeats while a long statement runs, so a dead worker is noticed (the SDK throttles). */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return work(); // called outside an activity (a script or a test): nothing to heartbeat to
+  }
+  const timer = setInterval(() => context.heartbeat(), 10_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export async function dropDerivedStaging(request: Pick<DeriveRequest, 'runId' | 'datasetId' | 'country'>): Promise<void> {
+  await getPool().query(`DROP TABLE IF EXISTS ${stagingOf(request)}`);
+}
+

@@ -1,0 +1,141 @@
+import type pg from 'pg';
+import type { DeriveContext, DeriveStats } from '../dataset.js';
+import { MATCH_RULES } from './rules.js';
+
+/** The register a country's companies come from, as `verification.source` names it. */
+export const VERIFICATION_SOURCE: Record<string, string> = { NO: 'ENHETSREGISTERET', SE: 'FORETAGSREGISTRET' };
+
+/**
+ * Lines of a company address that are not where it sits: a c/o line, a post box.
+ * The street line is the last line with a number that is none of these.
+ */
+const NOT_A_STREET = `'^\\s*(c/o|co\\s|postboks|boks|box|pb\\M|postbox|p\\.?\\s?o\\.?\\s?box)'`;
+
+/**
+ * Matches every current company's business, location and visiting address to the address
+ * register, set-based: a few statements over temporary tables, whatever the register's size
+ * (no per-company round trip). Rules in derive/tenants/rules.ts; the result is staged for the
+ * framework to merge.
+ */
+export async function computeTenants({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
+  const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
+
+  // Company side: the street line parsed into street, number and letter.
+  await q(
+    `CREATE TEMP TABLE tenant_input ON COMMIT DROP AS
+     SELECT ca.org_scheme, ca.org_id, ca.address_kind, ca.ordinal, ca.municipality_code,
+            regexp_replace(coalesce(ca.postal_code, ''), '\\D', '', 'g') AS postal_code,
+            street_match_key(btrim(m[1], ' ,.-')) AS street_key, m[2]::int AS house_number, lower(m[3]) AS letter,
+            upper(substring(array_to_string(ca.address_lines, ' ') FROM '\\m([HhKkLlUu][0-9]{4})\\M')) AS unit_number
+     FROM company_address ca
+     JOIN company c ON c.org_scheme = ca.org_scheme AND c.org_id = ca.org_id
+     LEFT JOIN LATERAL (
+       SELECT line FROM unnest(ca.address_lines) WITH ORDINALITY AS l(line, n)
+       WHERE line ~ '[0-9]' AND line !~* ${NOT_A_STREET}
+       ORDER BY n DESC LIMIT 1
+     ) street ON true
+     LEFT JOIN LATERAL regexp_match(street.line, '^([^0-9]+)([0-9]{1,5})\\s*([[:alpha:]]?)([^[:alnum:]]|$)') AS m ON true
+     WHERE c.country = $1 AND c.deleted_date IS NULL AND ca.country = $1 AND ca.address_kind IN ('BUSINESS', 'VISITING')`,
+    [country],
+  );
+  const inputs = (await q(`SELECT count(*)::int AS n, count(*) FILTER (WHERE street_key IS NULL OR street_key = '')::int AS unparsed FROM tenant_input`)).rows[0];
+  await q(`DELETE FROM tenant_input WHERE street_key IS NULL OR street_key = ''`);
+
+  // Register side: every address with a street and a number, on a property.
+  await q(
+    `CREATE TEMP TABLE tenant_register ON COMMIT DROP AS
+     SELECT address_id, cadastre_id, municipality_code, coalesce(postal_code, '') AS postal_code, house_number,
+            lower(coalesce(house_letter, '')) AS letter, street_match_key(street_name) AS street_key
+     FROM address
+     WHERE country = $1 AND cadastre_id IS NOT NULL AND street_name IS NOT NULL AND house_number IS NOT NULL`,
+    [country],
+  );
+  await q(`ANALYZE tenant_input`);
+  await q(`ANALYZE tenant_register`);
+
+  // Each rule for the addresses no earlier rule matched; the candidates at the best distance.
+  await q(
+    `CREATE TEMP TABLE tenant_candidate (org_scheme text, org_id text, address_kind text, ordinal int, rule_order int,
+       distance int, address_id text, cadastre_id text) ON COMMIT DROP`,
+  );
+  for (const [order, rule] of MATCH_RULES.entries()) {
+    await q(
+      `INSERT INTO tenant_candidate
+       SELECT org_scheme, org_id, address_kind, ordinal, $1, distance, address_id, cadastre_id
+       FROM (
+         SELECT i.org_scheme, i.org_id, i.address_kind, i.ordinal, (${rule.distance})::int AS distance, r.address_id, r.cadastre_id,
+                rank() OVER (PARTITION BY i.org_scheme, i.org_id, i.address_kind, i.ordinal ORDER BY (${rule.distance})::int) AS best
+         FROM tenant_input i JOIN tenant_register r ON ${rule.condition}
+         WHERE NOT EXISTS (SELECT 1 FROM tenant_candidate c
+                           WHERE c.org_scheme = i.org_scheme AND c.org_id = i.org_id AND c.address_kind = i.address_kind AND c.ordinal = i.ordinal)
+       ) ranked
+       WHERE best = 1`,
+      [order],
+    );
+  }
+
+  // One property per company address, or none when the best candidates lie on several.
+  await q(
+    `CREATE TEMP TABLE tenant_match ON COMMIT DROP AS
+     SELECT org_scheme, org_id, address_kind, ordinal, min(rule_order) AS rule_order, min(cadastre_id) AS cadastre_id,
+            min(address_id) AS address_id, count(DISTINCT cadastre_id) AS properties
+     FROM tenant_candidate GROUP BY org_scheme, org_id, address_kind, ordinal`,
+  );
+  const confidence = `(ARRAY[${MATCH_RULES.map((r) => `'${r.confidence}'`).join(', ')}])[m.rule_order + 1]`;
+  const ruleId = `(ARRAY[${MATCH_RULES.map((r) => `'${r.id}'`).join(', ')}])[m.rule_order + 1]`;
+
+  // A company on a property once, by its best-matching address (business before visiting).
+  const staged = await q(
+    `INSERT INTO ${stagingTable} (country, cadastre_id, org_scheme, org_id, name, org_country, verification_source, confidence, last_seen_at,
+       employees, nace_code, nace_name, unit_number, legal_form, founded_date, moved_in_date, website, is_owner, address_id, address_kind, match_rule)
+     SELECT DISTINCT ON (m.cadastre_id, m.org_scheme, m.org_id)
+            $1, m.cadastre_id, c.org_scheme, c.org_id, c.name, c.country, $2, ${confidence}, c.updated_at,
+            c.employees, c.nace_code, c.nace_name, coalesce(i.unit_number, only_unit.unit_number), c.legal_form, c.founded_date,
+            CASE WHEN m.address_kind = 'VISITING' AND w.started_date IS NOT NULL THEN w.started_date
+                 WHEN c.is_sub_unit THEN coalesce(c.founded_date, c.registered_date)
+                 ELSE coalesce(c.registered_date, c.founded_date) END,
+            c.website,
+            EXISTS (SELECT 1 FROM owner o
+                    WHERE o.country = $1 AND o.org_scheme = c.org_scheme AND o.org_id IN (c.org_id, c.parent_org_id)
+                      AND (o.cadastre_id = m.cadastre_id
+                           OR o.cadastre_id IN (SELECT s.cadastre_id FROM section s WHERE s.country = $1 AND s.property_cadastre_id = m.cadastre_id))),
+            m.address_id, m.address_kind, ${ruleId}
+     FROM tenant_match m
+     JOIN company c ON c.org_scheme = m.org_scheme AND c.org_id = m.org_id
+     JOIN tenant_input i USING (org_scheme, org_id, address_kind, ordinal)
+     LEFT JOIN LATERAL (
+       SELECT min(u.unit_number) AS unit_number FROM unit u WHERE u.country = $1 AND u.address_id = m.address_id HAVING count(*) = 1
+     ) only_unit ON true
+     LEFT JOIN LATERAL (
+       SELECT wp.started_date FROM company_workplace wp WHERE wp.org_scheme = m.org_scheme AND wp.org_id = m.org_id
+       ORDER BY wp.workplace_id OFFSET m.ordinal LIMIT 1
+     ) w ON m.address_kind = 'VISITING'
+     WHERE m.properties = 1
+     ORDER BY m.cadastre_id, m.org_scheme, m.org_id, m.rule_order, m.address_kind, m.ordinal`,
+    [country, VERIFICATION_SOURCE[country] ?? 'BUSINESS_REGISTER'],
+  );
+  const byRule = await q(
+    `SELECT rule_order, count(*) FILTER (WHERE properties = 1)::int AS matched, count(*) FILTER (WHERE properties > 1)::int AS ambiguous
+     FROM tenant_match GROUP BY rule_order ORDER BY rule_order`,
+  );
+  const matched = Object.fromEntries(byRule.rows.map((row) => [MATCH_RULES[row.rule_order].id, row.matched]));
+  const ambiguous = byRule.rows.reduce((n, row) => n + row.ambiguous, 0);
+  const matchedTotal = byRule.rows.reduce((n, row) => n + row.matched, 0);
+  await dropTemporary(client);
+  return {
+    rowsRead: inputs.n,
+    details: {
+      companyAddresses: inputs.n,
+      withoutStreetLine: inputs.unparsed,
+      matchedByRule: matched,
+      ambiguous,
+      unmatched: inputs.n - inputs.unparsed - matchedTotal - ambiguous,
+      tenants: staged.rowCount ?? 0,
+    },
+  };
+}
+
+/** ON COMMIT DROP removes them at the end of the transaction; dropped now so a second compute in it starts clean. */
+async function dropTemporary(client: pg.PoolClient): Promise<void> {
+  await client.query(`DROP TABLE IF EXISTS tenant_input, tenant_register, tenant_candidate, tenant_match`);
+}

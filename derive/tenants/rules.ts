@@ -1,0 +1,61 @@
+/**
+ * The match rules, tried in this order for each company address that no earlier rule matched.
+ * A rule that finds register addresses on more than one property for the same address (at its
+ * best distance) leaves it ambiguous: no tenant rather than a guess.
+ */
+export type Confidence = 'HIGH' | 'MEDIUM' | 'LOW';
+
+export interface MatchRule {
+  id: string;
+  confidence: Confidence;
+  /** SQL over the company address `i` and the register address `r` (both prepared by compute.ts). */
+  condition: string;
+  /** Ranks candidates within the rule, lower is better (a street-name distance). */
+  distance: string;
+  /** Why it earns its confidence, for the docs and the audit column. */
+  why: string;
+}
+
+const sameNumber = 'r.house_number = i.house_number';
+const samePostal = 'r.postal_code = i.postal_code';
+/** One edit for names up to 11 letters, two beyond: a dropped, doubled or swapped letter. */
+const fewEdits = `levenshtein(i.street_key, r.street_key) <= CASE WHEN length(i.street_key) >= 12 THEN 2 ELSE 1 END`;
+
+export const MATCH_RULES: MatchRule[] = [
+  {
+    id: 'EXACT',
+    confidence: 'HIGH',
+    condition: `r.street_key = i.street_key AND ${sameNumber} AND r.letter = i.letter AND ${samePostal}`,
+    distance: '0',
+    why: 'street name (normalized), house number, letter and postal code all agree',
+  },
+  {
+    id: 'STREET_SPELLING',
+    confidence: 'HIGH',
+    condition: `${samePostal} AND ${sameNumber} AND r.letter = i.letter AND ${fewEdits}`,
+    distance: 'levenshtein(i.street_key, r.street_key)',
+    why: 'a one-letter typo in the street name (two in a long name), with number, letter and postal code agreeing and no other street that close',
+  },
+  {
+    id: 'LETTER_MISSING',
+    confidence: 'MEDIUM',
+    condition: `r.street_key = i.street_key AND ${sameNumber} AND ${samePostal} AND (i.letter = '' OR r.letter = '')`,
+    distance: '0',
+    why: 'the house letter is missing on one side (12 for 12 B, or 12 B where the register has only 12)',
+  },
+  {
+    id: 'POSTAL_CODE_DIFFERS',
+    confidence: 'MEDIUM',
+    condition: `r.street_key = i.street_key AND ${sameNumber} AND r.letter = i.letter AND r.postal_code <> i.postal_code
+      AND (r.municipality_code = i.municipality_code OR (i.municipality_code IS NULL AND left(r.postal_code, 3) = left(i.postal_code, 3)))`,
+    distance: '0',
+    why: 'street, number and letter agree in the same municipality (or postal region) under another postal code',
+  },
+  {
+    id: 'FUZZY',
+    confidence: 'LOW',
+    condition: `${samePostal} AND ${sameNumber} AND (similarity(i.street_key, r.street_key) >= 0.4 OR levenshtein(i.street_key, r.street_key) <= 3)`,
+    distance: 'levenshtein(i.street_key, r.street_key)',
+    why: 'same postal code and number, a street name that is only similar (trigrams), the letter may differ',
+  },
+];

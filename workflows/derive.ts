@@ -1,0 +1,70 @@
+import { isCancellation, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import type * as activities from '../activities/index.js';
+import type { RunSummary, SourceRunSummary } from '../activities/types.js';
+import type { PlannedDerivation } from '../activities/derive.js';
+import type { Country } from '../sources/source-adapter.js';
+import { RUN_ID_KEY } from './search-attributes.js';
+import { formatRunId } from './run-id.js';
+
+// A dataset is one long set-based computation and one merge: no heartbeat progress to resume
+// from, so a retry computes again (idempotent: the publish checks the ledger first).
+const { deriveDataset } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 3, initialInterval: '10 seconds' },
+});
+const { planDerive, startSourceRun, finishSourceRun, dropDerivedStaging, getSourceRunSummary, finishRun } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 10 },
+});
+
+export interface DeriveInput {
+  /** Given by the CLI (or the nightly refresh) so it can follow the run; generated otherwise. */
+  runId?: string;
+  /** Both countries when omitted. */
+  countries?: Country[];
+  /** Every dataset when omitted. */
+  datasets?: string[];
+  /** The day computed for, YYYY-MM-DD; today (UTC) when omitted. */
+  asOf?: string;
+}
+
+function describe(error: unknown): string {
+  let cause: unknown = error;
+  while (cause instanceof Error && cause.cause) cause = cause.cause;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+export const deriveWorkflowId = (runId: string) => `derive-${runId}`;
+
+/**
+ * Computes the derived datasets: the countries side by side, and within a country each dataset
+ * after the ones it reads. A failed dataset is ledgered and the others carry on; a dataset whose
+ * dependency failed reads the dependency's previous live result, which is consistent.
+ */
+export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummary> {
+  // Date and uuid4 are deterministic in workflow code (replayed from history).
+  const runId = input.runId ?? formatRunId(new Date(), uuid4());
+  const asOf = input.asOf ?? new Date().toISOString().slice(0, 10);
+  upsertSearchAttributes([{ key: RUN_ID_KEY, value: runId }]);
+  const planned = await planDerive({ runId, workflowId: workflowInfo().workflowId, countries: input.countries, datasets: input.datasets });
+  const derive = async (step: PlannedDerivation): Promise<SourceRunSummary> => {
+    const request = { runId, datasetId: step.datasetId, country: step.country, asOf };
+    await startSourceRun({ runId, sourceId: step.ledgerId, country: step.country });
+    try {
+      return await deriveDataset(request);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      await finishSourceRun({ runId, sourceId: step.ledgerId, outcome: 'failed', error: describe(error) });
+      await dropDerivedStaging(request);
+      return getSourceRunSummary({ runId, sourceId: step.ledgerId });
+    }
+  };
+  const countries = [...new Set(planned.map((step) => step.country))];
+  await Promise.all(
+    countries.map(async (country) => {
+      for (const step of planned.filter((s) => s.country === country)) await derive(step);
+    }),
+  );
+  return finishRun({ runId });
+}
