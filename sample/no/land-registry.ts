@@ -9,17 +9,20 @@
  * addresses when the business sample has one there (its org number and name, so the
  * company-properties list joins up), otherwise a housing cooperative or property company with an
  * org number of its own. Each blad carries the transfer that gave the current holders title
- * (buyers = holders, with their shares) and sometimes older ones, with prices in line with the
- * plot size and the municipality.
+ * (buyers = holders, with their shares) and sometimes older ones, priced by the hidden price
+ * model (sample/price-model.ts) from the unit's buildings, floor area, age, place and the day.
+ * Sale years lean towards recent ones, as turnover does.
  */
 import seedrandom from 'seedrandom';
 import { orgNumberCheckDigit } from '../../sources/no/org-number.js';
 import { noLandRegistry } from '../../sources/no/land-registry.js';
 import { isFeatured } from '../municipalities.js';
 import { parcelsOfPlan } from '../parcels.js';
-import { deterministicUuid, intBetween, pick, weightedIndex, type Rng } from '../random.js';
+import { salePrice, type PricedProperty, type PriceUse } from '../price-model.js';
+import { deterministicUuid, hashSeed, intBetween, pick, weightedIndex, type Rng } from '../random.js';
 import type { SampleRegisterFile } from '../register-files.js';
 import type { SampleParcel, SampleUnit } from '../types.js';
+import { sampleBuildingsOf, type SampleBuilding, type SampleUseType } from './buildings.js';
 import { sampleCompaniesOfParcel } from './companies.js';
 import { dayOfYear, SAMPLE_TODAY, writePieces } from './sample-text.js';
 
@@ -60,11 +63,30 @@ function sharesOf(count: number): Share[] {
   return Array.from({ length: count }, () => ({ teller: 1, nevner: count }));
 }
 
-/** Price of a whole property in NOK, by plot or section and by municipality, inflated to the sale year. */
-function priceOf(rng: Rng, parcel: SampleParcel, unit: SampleUnit, year: number): number {
-  const base = unit.seksjonsnummer > 0 ? 2_500_000 + rng() * 4_000_000 : 1_500_000 + parcel.area * (isFeatured(parcel.kommunenummer) ? 9_000 : 2_500) * (0.7 + 0.6 * rng());
-  const inflation = Math.pow(1.045, year - 2024);
-  return Math.round((base * inflation) / 10_000) * 10_000;
+/** What the hidden price model (sample/price-model.ts) knows of a unit: its buildings' use, floor area and age. */
+export function pricedUnit(parcel: SampleParcel, unit: SampleUnit, buildings: readonly SampleBuilding[]): PricedProperty {
+  // A section's building stands on the whole property it divides; its bruksenheter name the section.
+  const standsOn = unit.seksjonsnummer > 0 ? unit.cadastreId.replace(/-\d+$/, '-0') : unit.cadastreId;
+  const own = buildings.filter((b) => b.cadastreId === standsOn);
+  const main = own.find((b) => b.isMainBuilding) ?? own[0];
+  const bruksenheter = buildings.flatMap((b) => b.units).filter((u) => u.cadastreId === unit.cadastreId);
+  const unitArea = bruksenheter.reduce((sum, u) => sum + u.usableAreaM2, 0);
+  const floorArea = unitArea > 0 ? unitArea : unit.seksjonsnummer > 0 ? 0 : own.reduce((sum, b) => sum + b.usableAreaM2, 0);
+  const use: PriceUse = !main || floorArea <= 0 ? 'LAND'
+    : unit.seksjonsnummer > 0 ? (bruksenheter.some((u) => u.useType === 'NAERING') ? 'COMMERCIAL' : 'FLAT')
+    : USE_OF[main.units[0]?.useType ?? 'ANNET'];
+  const [east, north] = parcel.representasjonspunkt;
+  return {
+    country: 'NO', east, north, municipalityCode: parcel.kommunenummer, urban: isFeatured(parcel.kommunenummer), use,
+    floorAreaM2: floorArea, plotAreaM2: parcel.area, builtYear: main?.builtYear ?? null, leasehold: unit.festenummer > 0,
+  };
+}
+
+const USE_OF: Record<SampleUseType, PriceUse> = { BOLIG: 'HOUSE', FRITID: 'HOLIDAY', NAERING: 'COMMERCIAL', ANNET: 'OTHER' };
+
+/** Sale years lean to recent ones (as turnover does): a uniform draw bent towards TODAY_YEAR. */
+function saleYearOf(draw: number): number {
+  return Math.min(TODAY_YEAR, 1985 + Math.floor((TODAY_YEAR - 1984) * Math.pow(draw, 0.5)));
 }
 
 const TRANSFER_KINDS = ['Fritt salg', 'Arv', 'Gave', 'Skifte'] as const;
@@ -76,9 +98,12 @@ export function sampleGrunnboksblad(seed: string, parcel: SampleParcel): Record<
   if (!units.length) return [];
   const rng = seedrandom.alea(`${seed}#land-registry#${parcel.index}`);
   const companies = sampleCompaniesOfParcel(seed, parcel).filter((company) => company.kind === 'enhet');
+  const buildings = sampleBuildingsOf(parcel, hashSeed(seed));
   return units.map((unit, u) => {
+    const priced = pricedUnit(parcel, unit, buildings);
+    const priceOf = (day: string, k: number) => salePrice(seed, priced, day, rng(), `no/${parcel.index}/${u}/${k}`);
     const idOf = (k: number) => deterministicUuid(`person/${seed}/${parcel.index}/${u}/${k}`);
-    const saleYear = intBetween(rng, 1985, TODAY_YEAR);
+    const saleYear = saleYearOf(rng());
     const saleDay = saleYear === TODAY_YEAR ? dayOfYear(saleYear, intBetween(rng, 0, 280)) : dayOfYear(saleYear, intBetween(rng, 0, 364));
 
     let holders: Holder[];
@@ -103,7 +128,7 @@ export function sampleGrunnboksblad(seed: string, parcel: SampleParcel): Record<
         dokumentnummer: document(saleYear, 0),
         tinglysingsdato: saleDay,
         omsetningstype: kind,
-        ...(kind === 'Fritt salg' ? { vederlag: { beløp: priceOf(rng, parcel, unit, saleYear), valuta: 'NOK' } } : {}),
+        ...(kind === 'Fritt salg' ? { vederlag: { beløp: priceOf(saleDay, 0), valuta: 'NOK' } } : {}),
         andel: { teller: 1, nevner: 1 },
         kjøpere: holders.map((holder, k) => ({ rettighetshaver: holder, andel: shares[k] })),
         selgere: sellers.map((holder, k) => ({ rettighetshaver: holder, andel: sellerShares[k] })),
@@ -112,11 +137,12 @@ export function sampleGrunnboksblad(seed: string, parcel: SampleParcel): Record<
     // An older sale in which today's sellers bought.
     if (saleYear > 1990 && rng() < 0.4) {
       const year = intBetween(rng, 1970, saleYear - 1);
+      const day = dayOfYear(year, intBetween(rng, 0, 364));
       transfers.push({
         dokumentnummer: document(year, 1),
-        tinglysingsdato: dayOfYear(year, intBetween(rng, 0, 364)),
+        tinglysingsdato: day,
         omsetningstype: 'Fritt salg',
-        vederlag: { beløp: priceOf(rng, parcel, unit, year), valuta: 'NOK' },
+        vederlag: { beløp: priceOf(day, 1), valuta: 'NOK' },
         andel: { teller: 1, nevner: 1 },
         kjøpere: sellers.map((holder, k) => ({ rettighetshaver: holder, andel: sellerShares[k] })),
         selgere: [{ rettighetshaver: person(rng, idOf(20), year) }],

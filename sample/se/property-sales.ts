@@ -2,16 +2,19 @@
  * Registered sales of Swedish sample properties in nordprop's exchange format for
  * Lantmäteriet's price register (docs/exchange/se-transactions.md): the code tables, then one
  * JSON line per sale. About three properties in ten have changed hands once or twice; the
- * later sale's sellers are the earlier sale's buyers.
+ * later sale's sellers are the earlier sale's buyers. Prices come from the hidden price model
+ * (sample/price-model.ts): the main building's purpose and footprint, the land, the place and
+ * the purchase day.
  */
 import path from 'node:path';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
+import { salePrice, type PricedProperty, type PriceUse } from '../price-model.js';
 import { parcelRng, pick, type Rng } from '../random.js';
 import { writeTar } from '../tar-writer.js';
-import { loadSwedishMunicipalities } from './municipalities.js';
+import { isFeaturedSe, loadSwedishMunicipalities } from './municipalities.js';
 import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
-import type { SeSampleProperty } from './types.js';
+import type { SePoint, SeSampleProperty } from './types.js';
 
 export const SE_TRANSACTIONS_FILE_NAME = 'fastighetspriser_0000_sverige.tar';
 const SHARE = 0.3;
@@ -50,6 +53,37 @@ function people(rng: Rng, index: number, sale: number): Party[] {
   }));
 }
 
+/** Planar area of a closed ring, m². */
+function ringArea(ring: readonly SePoint[]): number {
+  let twice = 0;
+  for (let i = 1; i < ring.length; i++) twice += ring[i - 1][0] * ring[i][1] - ring[i][0] * ring[i - 1][1];
+  return Math.abs(twice) / 2;
+}
+
+function useOf(andamal: string | undefined): PriceUse {
+  if (!andamal) return 'LAND';
+  if (andamal.startsWith('Bostad;Småhus')) return 'HOUSE';
+  if (andamal.startsWith('Bostad;')) return 'FLAT';
+  if (andamal.startsWith('Verksamhet;')) return 'COMMERCIAL';
+  if (andamal.startsWith('Industri;')) return 'INDUSTRIAL';
+  return 'OTHER';
+}
+
+/** What the hidden price model (sample/price-model.ts) knows of a property: its main building's purpose and footprint, its land. */
+export function pricedSwedishProperty(property: SeSampleProperty): PricedProperty {
+  const main = property.buildings.find((b) => b.huvudbyggnad === 'Ja');
+  const ring = property.areas[0].exterior;
+  const east = (ring[0][0] + ring[2][0]) / 2, north = (ring[0][1] + ring[2][1]) / 2;
+  return {
+    country: 'SE', east, north, municipalityCode: property.kommunkod, urban: isFeaturedSe(property.kommunkod),
+    use: useOf(main?.andamal[0]),
+    floorAreaM2: main ? main.parts.reduce((sum, part) => sum + ringArea(part), 0) : 0,
+    plotAreaM2: property.areas.reduce((sum, area) => sum + area.area, 0),
+    builtYear: null,
+    leasehold: false,
+  };
+}
+
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /** The sales of a property, oldest first (none for most), deterministic from the seed. */
@@ -60,13 +94,16 @@ export function sampleSalesOf(property: SeSampleProperty, seed: string): SeSampl
   const count = rng() < 0.3 ? 2 : 1;
   const sales: SeSampleSale[] = [];
   let owners = people(rng, property.index, 0);
-  let day = `${2015 + Math.floor(rng() * 4)}-0${1 + Math.floor(rng() * 9)}-1${Math.floor(rng() * 9)}`;
+  const priced = pricedSwedishProperty(property);
+  // Sales from 2019 on, so most fall in the last five years before the sample's today (2025-10-31).
+  let day = `${2019 + Math.floor(rng() * 3)}-0${1 + Math.floor(rng() * 9)}-1${Math.floor(rng() * 9)}`;
   for (let k = 0; k < count; k++) {
     const [fangeskod, fang] = rng() < 0.85 ? TRANSFERS[0] : pick(rng, TRANSFERS.slice(1));
     const [objekttyp] = property.kind === 'kvarter' ? OBJECT_TYPES[1] : OBJECT_TYPES[0];
     const buyers = people(rng, property.index, k + 1);
-    const price = fang === 'Köp' || fang === 'Byte' ? Math.round((1_200_000 + rng() * 8_000_000) / 1000) * 1000 : null;
-    const kopedatum = addDays(day, Math.floor(rng() * 900));
+    const priceDraw = fang === 'Köp' || fang === 'Byte' ? rng() : null;
+    const kopedatum = addDays(day, Math.floor(rng() * 600));
+    const price = priceDraw === null ? null : salePrice(seed, priced, kopedatum, priceDraw, `se/${property.index}/${k}`);
     const inskrivningsdag = addDays(kopedatum, 10 + Math.floor(rng() * 40));
     const taxation = Math.round(((price ?? 2_000_000) * (0.6 + rng() * 0.2)) / 1000) * 1000;
     const kopId = `LM-${inskrivningsdag.slice(0, 4)}-${property.kommunkod}-${property.index}-${k}`;

@@ -1,0 +1,89 @@
+/**
+ * The facts comparables and valuations weigh, one row per built property of a country, in a
+ * session temp table (`derive_property_features`):
+ * - `size_m2`: Norway: the usable area (bruksareal) of the property's bruksenheter, or, for a
+ *   property without any, of the buildings standing on it; Sweden: the main building's footprint.
+ *   A property with no size (bare land, a section without a registered unit) gets no row: a
+ *   price per m² means nothing for it, so it gets neither comparables nor a valuation.
+ * - `building_type`: the main building's type (Norway: bygningstype code; Sweden: its first
+ *   purpose, `Bostad;Småhus friliggande`), of the whole property for a section;
+ * - `built_year` (Norway, from the Matrikkel detail), `plot_m2` (its parcels), `property_type`;
+ * - `segment`: the market segment of the valuation model, municipality group (county: the first
+ *   two digits of the municipality code, fylke or län) × `segment_type` (Norway: the property
+ *   type; Sweden, where every unit is a FASTIGHET: the main building's objekttyp);
+ * - `geom`: a point in the country's metric CRS (the main building's point, else the parcel's
+ *   point on surface), so `<->` and ST_Distance are metres.
+ */
+import type pg from 'pg';
+import type { Country } from '../../sources/source-adapter.js';
+
+/** Metric CRS per country: ETRS89 / UTM 33N for Norway, SWEREF 99 TM for Sweden. */
+export const METRIC_SRID: Record<Country, number> = { NO: 25833, SE: 3006 };
+
+export const FEATURES_TABLE = 'derive_property_features';
+
+export async function createPropertyFeatures(client: pg.PoolClient, country: Country): Promise<number> {
+  const srid = METRIC_SRID[country];
+  await client.query(`DROP TABLE IF EXISTS pg_temp.${FEATURES_TABLE}`);
+  const result = await client.query(
+    `CREATE TEMP TABLE ${FEATURES_TABLE} AS
+     WITH property_of AS (
+       SELECT p.cadastre_id, p.property_type, p.municipality_code,
+              -- A section's buildings and parcels are those of the property it divides.
+              CASE WHEN p.property_type = 'EIERSEKSJON' THEN regexp_replace(p.cadastre_id, '-[0-9]+$', '-0') ELSE p.cadastre_id END AS stands_on
+       FROM property p WHERE p.country = $1
+     ),
+     main_building AS (
+       SELECT DISTINCT ON (b.cadastre_id) b.cadastre_id,
+              CASE WHEN b.country = 'SE' THEN coalesce(b.purposes[1], b.building_type_code) ELSE b.building_type_code END AS building_type,
+              d.built_year, b.location
+       FROM building b
+       LEFT JOIN building_detail d ON d.country = b.country AND d.building_number = b.building_number
+       WHERE b.country = $1 AND b.cadastre_id IS NOT NULL
+       ORDER BY b.cadastre_id, b.is_main_building DESC NULLS LAST, d.usable_area_m2 DESC NULLS LAST, b.footprint_m2 DESC NULLS LAST, b.building_id
+     ),
+     unit_area AS (
+       SELECT cadastre_id, sum(usable_area_m2) AS area FROM unit WHERE country = $1 GROUP BY cadastre_id
+     ),
+     building_area AS (
+       SELECT b.cadastre_id,
+              sum(d.usable_area_m2) AS usable,
+              sum(b.footprint_m2) FILTER (WHERE b.is_main_building) AS main_footprint
+       FROM building b
+       LEFT JOIN building_detail d ON d.country = b.country AND d.building_number = b.building_number
+       WHERE b.country = $1 AND b.cadastre_id IS NOT NULL
+       GROUP BY b.cadastre_id
+     ),
+     plot AS (
+       SELECT pp.cadastre_id, sum(pa.area_m2) AS area,
+              (array_agg(pa.geom ORDER BY pp.is_main_parcel DESC, pa.area_m2 DESC, pa.parcel_id))[1] AS geom
+       FROM parcel_property pp JOIN parcel pa ON pa.country = pp.country AND pa.parcel_id = pp.parcel_id
+       WHERE pp.country = $1
+       GROUP BY pp.cadastre_id
+     ),
+     featured AS (
+       SELECT po.cadastre_id, po.property_type, po.municipality_code,
+              CASE WHEN $1 = 'SE' THEN ba.main_footprint
+                   WHEN ua.area > 0 THEN ua.area
+                   WHEN po.property_type = 'EIERSEKSJON' THEN NULL
+                   ELSE ba.usable END AS size_m2,
+              mb.building_type, mb.built_year, pl.area AS plot_m2,
+              coalesce(mb.location, ST_PointOnSurface(pl.geom)) AS location
+       FROM property_of po
+       LEFT JOIN unit_area ua ON ua.cadastre_id = po.cadastre_id
+       LEFT JOIN building_area ba ON ba.cadastre_id = po.stands_on
+       LEFT JOIN main_building mb ON mb.cadastre_id = po.stands_on
+       LEFT JOIN plot pl ON pl.cadastre_id = po.stands_on
+     )
+     SELECT cadastre_id, property_type, municipality_code, size_m2, building_type, built_year, coalesce(plot_m2, 0) AS plot_m2,
+            CASE WHEN $1 = 'SE' THEN coalesce(split_part(building_type, ';', 1), property_type) ELSE property_type END AS segment_type,
+            left(municipality_code, 2) || ':' || CASE WHEN $1 = 'SE' THEN coalesce(split_part(building_type, ';', 1), property_type) ELSE property_type END AS segment,
+            ST_Transform(location, ${srid})::geometry(Point, ${srid}) AS geom
+     FROM featured
+     WHERE size_m2 > 0 AND location IS NOT NULL`,
+    [country],
+  );
+  await client.query(`CREATE UNIQUE INDEX ON pg_temp.${FEATURES_TABLE} (cadastre_id)`);
+  await client.query(`ANALYZE pg_temp.${FEATURES_TABLE}`);
+  return result.rowCount ?? 0;
+}
