@@ -4,3 +4,4 @@ export { stageArtifact } from './stage.js';
 export { validateStaged } from './validate.js';
 export { publishStaged, dropStaging } from './publish.js';
 export { planDerive, deriveDataset, dropDerivedStaging } from './derive.js';
+export { dispatchEvents, attemptDelivery, failDelivery } from './deliveries.js';

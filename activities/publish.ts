@@ -19,6 +19,8 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
     // One publisher per source at a time, whatever the number of workers. (finished_at below is
     // clock_timestamp(): now() would be the start of this long transaction.)
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [source.id]);
+    // Names the run on the change events the live tables' triggers write (schema/…_events.sql).
+    await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]);
     const ledger = await client.query<ChangeCounts & { outcome: string; position: Record<string, unknown> | null }>(
       `SELECT outcome, inserted, updated, deleted, details->'increment'->'position' AS position FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`,
       [request.runId, source.id],

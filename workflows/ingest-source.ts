@@ -1,6 +1,7 @@
 import { isCancellation, proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { IngestSourceInput, SourceRunSummary } from '../activities/types.js';
+import { dispatchPendingEvents } from './deliver-dispatch.js';
 
 const NON_RETRYABLE = ['InputFormatError', 'ValidationFailed', 'DownloadError'];
 
@@ -46,5 +47,6 @@ export async function ingestSource(input: IngestSourceInput): Promise<SourceRunS
     await finishSourceRun({ runId, sourceId, outcome: 'failed', error: describe(error) });
     await dropStaging({ runId, sourceId });
   }
+  await dispatchPendingEvents();
   return await getSourceRunSummary({ runId, sourceId });
 }

@@ -1,0 +1,131 @@
+import { Context } from '@temporalio/activity';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { loadConfig, type Config } from '../lib/config.js';
+import { getPool, withTransaction } from '../lib/db.js';
+import { deriveKey, loadMasterKey } from '../api/secrets/master-key.js';
+import { openSecret } from '../api/secrets/secret-box.js';
+import { envelopeOf } from '../events/envelope.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../events/signature.js';
+import { WebhookPoster } from '../events/post-webhook.js';
+import { loadDeliverySettings, type RetrySchedule } from '../events/delivery-settings.js';
+import { claimUndispatched, loadDelivery, markCancelled, markDispatched, markFailed, recordAttempt, type AttemptOutcome } from '../events/outbox-store.js';
+import { RUN_ID_KEY } from '../workflows/search-attributes.js';
+
+/** Workflow id of an event's delivery: Temporal refuses a second one, so an event is delivered by one workflow. */
+export const deliveryWorkflowId = (eventId: string) => `webhook-${eventId}`;
+
+export interface DeliverWebhookInput {
+  eventId: string;
+  retry: RetrySchedule;
+}
+
+const DISPATCH_BATCH = 200;
+const STARTS_IN_FLIGHT = 16;
+
+/**
+ * Starts one `deliverWebhook` workflow per undispatched outbox event, in batches, until none is
+ * left. Run after each publish; any run picks up what an earlier one left (a crash between the
+ * publish and here loses nothing: the events wait in the outbox).
+ */
+export async function dispatchEvents(): Promise<{ dispatched: number }> {
+  const config = loadConfig();
+  const { retry } = loadDeliverySettings();
+  const client = Context.current().client;
+  let dispatched = 0;
+  for (;;) {
+    const batch = await withTransaction(getPool(), async (db) => {
+      const events = await claimUndispatched(db, DISPATCH_BATCH);
+      for (let i = 0; i < events.length; i += STARTS_IN_FLIGHT) {
+        await Promise.all(
+          events.slice(i, i + STARTS_IN_FLIGHT).map(async ({ eventId, runId }) => {
+            try {
+              await client.workflow.start('deliverWebhook', {
+                taskQueue: config.taskQueue,
+                workflowId: deliveryWorkflowId(eventId),
+                workflowIdReusePolicy: 'REJECT_DUPLICATE',
+                args: [{ eventId, retry } satisfies DeliverWebhookInput],
+                ...(runId ? { typedSearchAttributes: [{ key: RUN_ID_KEY, value: runId }] } : {}),
+              });
+            } catch (error) {
+              // Started by an earlier dispatch that crashed before recording it.
+              if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+            }
+          }),
+        );
+      }
+      await markDispatched(db, events.map((e) => e.eventId));
+      return events.length;
+    });
+    dispatched += batch;
+    Context.current().heartbeat({ dispatched });
+    if (batch < DISPATCH_BATCH) return { dispatched };
+  }
+}
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  statusCode?: number;
+  error?: string;
+}
+
+const posters = new Map<string, WebhookPoster>();
+const secretKeys = new Map<string, Buffer>();
+
+function posterFor(timeoutMs: number, caFile: string | undefined): WebhookPoster {
+  const key = `${timeoutMs}|${caFile ?? ''}`;
+  let poster = posters.get(key);
+  if (!poster) posters.set(key, (poster = new WebhookPoster(timeoutMs, caFile)));
+  return poster;
+}
+
+/** The key that opens webhook secrets: derived from the API's master key, as the API sealed them. */
+function secretKey(config: Config): Buffer {
+  const id = config.api.masterKey ?? config.dataDir;
+  let key = secretKeys.get(id);
+  if (!key) secretKeys.set(id, (key = deriveKey(loadMasterKey(config), 'webhook-secret')));
+  return key;
+}
+
+/**
+ * One delivery attempt: checks the subscription still exists and is active (a deleted or
+ * paused subscription receives nothing more), then POSTs the signed event. An HTTP failure is
+ * returned, not thrown: the workflow decides when to try again. Attempt and state are recorded.
+ */
+export async function attemptDelivery(input: { eventId: string; attempt: number }): Promise<AttemptResult> {
+  const config = loadConfig();
+  const settings = loadDeliverySettings();
+  const db = getPool();
+  const delivery = await loadDelivery(db, input.eventId);
+  if (!delivery) return { outcome: 'CANCELLED', error: 'event no longer in the outbox' };
+  // A local activity retried after it recorded its result: report that result again.
+  if (delivery.status !== 'PENDING') return { outcome: delivery.status === 'DELIVERED' ? 'DELIVERED' : 'CANCELLED', error: `already ${delivery.status}` };
+  const { subscription } = delivery;
+  if (!subscription || subscription.status !== 'ACTIVE') {
+    const reason = subscription ? 'subscription paused' : 'subscription deleted';
+    await markCancelled(db, input.eventId, reason);
+    return { outcome: 'CANCELLED', error: reason };
+  }
+
+  const body = Buffer.from(JSON.stringify(envelopeOf(delivery.event, config.api.baseUrl)));
+  const secret = openSecret(secretKey(config), subscription.sealedSecret);
+  const startedAt = new Date();
+  const response = await posterFor(settings.timeoutMs, settings.caFile).post(
+    subscription.webhookUrl,
+    {
+      'content-type': 'application/cloudevents+json; charset=utf-8',
+      'user-agent': 'nordprop-webhooks/1',
+      [SIGNATURE_HEADER]: signatureHeader(secret, body, startedAt),
+    },
+    body,
+  );
+  const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
+  const error = ok ? undefined : (response.error ?? `HTTP ${response.statusCode}`);
+  const outcome: AttemptOutcome = ok ? 'DELIVERED' : 'RETRY';
+  await recordAttempt(db, { eventId: input.eventId, attempt: input.attempt, startedAt, durationMs: response.durationMs, statusCode: response.statusCode, error, outcome });
+  return { outcome, statusCode: response.statusCode, error };
+}
+
+/** The retry horizon passed without a 2xx. */
+export async function failDelivery(input: { eventId: string }): Promise<void> {
+  await markFailed(getPool(), input.eventId);
+}

@@ -1,0 +1,22 @@
+import { isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import type * as activities from '../activities/index.js';
+
+const { dispatchEvents } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 5, initialInterval: '5 seconds' },
+});
+
+/**
+ * Starts the deliveries of the change events a publish wrote, from the workflow that published.
+ * A failure here never fails the publishing workflow: the events stay in the outbox and the
+ * next dispatch (after any later publish, or `nordprop deliveries dispatch`) starts them.
+ */
+export async function dispatchPendingEvents(): Promise<void> {
+  try {
+    await dispatchEvents();
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('webhook dispatch failed; the events wait in the outbox for the next dispatch', { error: String(error) });
+  }
+}
