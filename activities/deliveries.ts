@@ -1,65 +1,29 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { loadConfig, type Config } from '../lib/config.js';
-import { getPool, withTransaction } from '../lib/db.js';
+import { getPool } from '../lib/db.js';
 import { deriveKey, loadMasterKey } from '../api/secrets/master-key.js';
 import { openSecret } from '../api/secrets/secret-box.js';
 import { envelopeOf } from '../events/envelope.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../events/signature.js';
 import { WebhookPoster } from '../events/post-webhook.js';
-import { loadDeliverySettings, type RetrySchedule } from '../events/delivery-settings.js';
-import { claimUndispatched, loadDelivery, markCancelled, markDispatched, markFailed, recordAttempt, type AttemptOutcome } from '../events/outbox-store.js';
-import { RUN_ID_KEY } from '../workflows/search-attributes.js';
-
-/** Workflow id of an event's delivery: Temporal refuses a second one, so an event is delivered by one workflow. */
-export const deliveryWorkflowId = (eventId: string) => `webhook-${eventId}`;
-
-export interface DeliverWebhookInput {
-  eventId: string;
-  retry: RetrySchedule;
-}
-
-const DISPATCH_BATCH = 200;
-const STARTS_IN_FLIGHT = 16;
+import { loadDeliverySettings } from '../events/delivery-settings.js';
+import { dispatchUndispatched } from '../events/dispatch.js';
+import { loadDelivery, markCancelled, markFailed, recordAttempt, type AttemptOutcome } from '../events/outbox-store.js';
 
 /**
- * Starts one `deliverWebhook` workflow per undispatched outbox event, in batches, until none is
- * left. Run after each publish; any run picks up what an earlier one left (a crash between the
- * publish and here loses nothing: the events wait in the outbox).
+ * Starts the deliveries of every undispatched outbox event (events/dispatch.ts). Run after each
+ * publish; any run picks up what an earlier one left.
  */
 export async function dispatchEvents(): Promise<{ dispatched: number }> {
   const config = loadConfig();
-  const { retry } = loadDeliverySettings();
-  const client = Context.current().client;
-  let dispatched = 0;
-  for (;;) {
-    const batch = await withTransaction(getPool(), async (db) => {
-      const events = await claimUndispatched(db, DISPATCH_BATCH);
-      for (let i = 0; i < events.length; i += STARTS_IN_FLIGHT) {
-        await Promise.all(
-          events.slice(i, i + STARTS_IN_FLIGHT).map(async ({ eventId, runId }) => {
-            try {
-              await client.workflow.start('deliverWebhook', {
-                taskQueue: config.taskQueue,
-                workflowId: deliveryWorkflowId(eventId),
-                workflowIdReusePolicy: 'REJECT_DUPLICATE',
-                args: [{ eventId, retry } satisfies DeliverWebhookInput],
-                ...(runId ? { typedSearchAttributes: [{ key: RUN_ID_KEY, value: runId }] } : {}),
-              });
-            } catch (error) {
-              // Started by an earlier dispatch that crashed before recording it.
-              if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-            }
-          }),
-        );
-      }
-      await markDispatched(db, events.map((e) => e.eventId));
-      return events.length;
-    });
-    dispatched += batch;
-    Context.current().heartbeat({ dispatched });
-    if (batch < DISPATCH_BATCH) return { dispatched };
-  }
+  const dispatched = await dispatchUndispatched({
+    db: getPool(),
+    client: Context.current().client,
+    taskQueue: config.taskQueue,
+    retry: loadDeliverySettings().retry,
+    onBatch: (count) => Context.current().heartbeat({ dispatched: count }),
+  });
+  return { dispatched };
 }
 
 export interface AttemptResult {

@@ -10,6 +10,7 @@ import { workerCommand } from './commands/worker.js';
 import { sampleCommand } from './commands/sample.js';
 import { apiCommand } from './commands/api.js';
 import { createClientCommand, listClientsCommand } from './commands/clients.js';
+import { dispatchCommand, listDeliveriesCommand, showDeliveryCommand } from './commands/deliveries.js';
 import { SOURCES } from '../sources/registry.js';
 import { deriveCommand } from './commands/derive.js';
 import { DATASET_IDS } from '../derive/registry.js';
@@ -166,6 +167,24 @@ clients
   .description('the API clients, with their calls today')
   .addOption(json())
   .action(run((o) => listClientsCommand({ json: !!o.json })));
+
+const deliveries = program
+  .command('deliveries')
+  .description('webhook deliveries, newest first: event, subscription (and its status), state, attempts')
+  .option('--subscription <id>', 'only this subscription (also once deleted)')
+  .option('--limit <n>', 'how many', '50')
+  .addOption(json())
+  .action(run((o) => listDeliveriesCommand({ subscription: o.subscription, limit: Number(o.limit), json: !!o.json })));
+deliveries
+  .command('show <eventId>')
+  .description('one delivery and each of its attempts')
+  .addOption(json())
+  .action(run((eventId, o) => showDeliveryCommand(eventId, { json: !!o.json })));
+deliveries
+  .command('dispatch')
+  .description('start the deliveries of change events not dispatched yet (publishes do this themselves)')
+  .addOption(json())
+  .action(run((o) => dispatchCommand({ json: !!o.json })));
 
 try {
   await program.parseAsync();

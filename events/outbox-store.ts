@@ -111,8 +111,12 @@ export interface DeliveryListing {
   finishedAt: Date | null;
 }
 
-/** Deliveries, newest first, of one subscription or all. */
-export async function listDeliveries(db: pg.Pool, options: { subscriptionId?: string; limit: number }): Promise<DeliveryListing[]> {
+/** Deliveries, newest first: of one subscription, one event, or all. */
+export async function listDeliveries(db: pg.Pool, options: { subscriptionId?: string; eventId?: string; limit: number }): Promise<DeliveryListing[]> {
+  const params: unknown[] = [options.limit];
+  const where: string[] = [];
+  if (options.subscriptionId) where.push(`o.subscription_id = $${params.push(options.subscriptionId)}`);
+  if (options.eventId) where.push(`o.event_id = $${params.push(options.eventId)}`);
   const result = await db.query(
     `SELECT o.event_id AS "eventId", o.subscription_id AS "subscriptionId", coalesce(s.status, 'DELETED') AS "subscriptionStatus",
             o.event_type AS "eventType",
@@ -120,10 +124,10 @@ export async function listDeliveries(db: pg.Pool, options: { subscriptionId?: st
             o.status, o.attempts, o.last_status_code AS "lastStatusCode", o.last_error AS "lastError", o.run_id AS "runId",
             o.created_at AS "createdAt", o.dispatched_at AS "dispatchedAt", o.last_attempt_at AS "lastAttemptAt", o.finished_at AS "finishedAt"
      FROM event_outbox o LEFT JOIN subscription s ON s.subscription_id = o.subscription_id
-     WHERE $1::uuid IS NULL OR o.subscription_id = $1::uuid
+     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY o.created_at DESC, o.event_id
-     LIMIT $2`,
-    [options.subscriptionId ?? null, options.limit],
+     LIMIT $1`,
+    params,
   );
   return result.rows;
 }

@@ -1,6 +1,7 @@
 import { proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
-import type { AttemptResult, DeliverWebhookInput } from '../activities/deliveries.js';
+import type { AttemptResult } from '../activities/deliveries.js';
+import type { DeliverWebhookInput } from '../events/dispatch.js';
 
 // An attempt is one short POST: a local activity (no task-queue round trip, and it does not
 // take one of the few activity slots the ingest activities share). Its own retries cover only
