@@ -23,21 +23,23 @@ ALTER TABLE utilization
 -- Levenshtein distance for street names with a typo (tenant matching).
 CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;
 
--- The street part of an address reduced to one spelling for matching business-register
--- addresses to the address register: folded as address_fold_plain does (case, diacritics, the
--- abbreviations' dots), `aa` for `å` and `oe`/`ae` for `ø`/`æ` written out, spaces dropped
--- ("Bjørke veien"), and the street-type endings cut to one letter: gata/gate/gaten/gatan/gt/g → g,
--- veien/vegen/vei/veg/vägen/vn/v → v. So `STORG` (SCB), `Storg.`, `Storgt.` and `Storgatan` all
+-- The street part of an address folded for matching business-register addresses to the address
+-- register: as address_fold_plain (case, diacritics, the abbreviations' dots), with `aa` for `å`
+-- written out and the spaces dropped ("Bjørke veien").
+CREATE FUNCTION street_match_name(street text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN replace(replace(address_fold_plain(street), ' ', ''), 'aa', 'a');
+
+-- The same with the street-type ending cut to one letter: gata/gate/gaten/gatan/gt → g,
+-- veien/vegen/vei/veg/vägen/vn → v. So `STORG` (SCB), `Storg.`, `Storgt.` and `Storgatan` all
 -- give `storg`; `Bjørkevn.` and `Bjorkeveien` give `bjorkev`.
 CREATE FUNCTION street_match_key(street text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN regexp_replace(regexp_replace(
-  replace(replace(replace(replace(address_fold_plain(street), ' ', ''), 'aa', 'a'), 'oe', 'o'), 'ae', 'a'),
-  '(gatan|gaten|gata|gate|gt)$', 'g'),
-  '(vagen|veien|vegen|vei|veg|vn)$', 'v');
+RETURN regexp_replace(regexp_replace(street_match_name(street), '(gatan|gaten|gata|gate|gt)$', 'g'), '(vagen|veien|vegen|vei|veg|vn)$', 'v');
 
 -- Down Migration
 DROP FUNCTION street_match_key(text);
+DROP FUNCTION street_match_name(text);
 ALTER TABLE utilization DROP COLUMN plan_municipality_code, DROP COLUMN plan_id, DROP COLUMN plot_area_m2;
 DROP INDEX tenant_org_idx;
 ALTER TABLE tenant DROP COLUMN address_id, DROP COLUMN address_kind, DROP COLUMN match_rule;

@@ -18,15 +18,25 @@ const NOT_A_STREET = `'^\\s*(c/o|co\\s|postboks|boks|box|pb\\M|postbox|p\\.?\\s?
  * framework to merge.
  */
 export async function computeTenants({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
-  const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
+  const q = async (sql: string, params: unknown[] = []) => {
+    const t = performance.now();
+    const r = await client.query(sql, params);
+    if (process.env.DERIVE_DEBUG) console.log(Math.round(performance.now() - t), 'ms', sql.replace(/\s+/g, ' ').slice(0, 90));
+    return r;
+  };
 
   // Company side: the street line parsed into street, number and letter.
   await q(
     `CREATE TEMP TABLE tenant_input ON COMMIT DROP AS
      SELECT ca.org_scheme, ca.org_id, ca.address_kind, ca.ordinal, ca.municipality_code,
             regexp_replace(coalesce(ca.postal_code, ''), '\\D', '', 'g') AS postal_code,
-            street_match_key(btrim(m[1], ' ,.-')) AS street_key, m[2]::int AS house_number, lower(m[3]) AS letter,
-            upper(substring(array_to_string(ca.address_lines, ' ') FROM '\\m([HhKkLlUu][0-9]{4})\\M')) AS unit_number
+            street_match_key(btrim(parts.m[1], ' ,.-')) AS street_key, street_match_name(btrim(parts.m[1], ' ,.-')) AS street_name,
+            parts.m[2]::int AS house_number, lower(parts.m[3]) AS letter,
+            upper(substring(array_to_string(ca.address_lines, ' ') FROM '\\m([HhKkLlUu][0-9]{4})\\M')) AS unit_number,
+            -- A Norwegian matrikkel address (gnr/bnr[/fnr] in the company's municipality) names the property itself.
+            CASE WHEN $1 = 'NO' AND ca.municipality_code IS NOT NULL THEN
+              (SELECT format('%s-%s-%s-%s-0', ca.municipality_code, g[1]::int, g[2]::int, coalesce(g[3], '0')::int)
+               FROM regexp_match(street.line, '^\\s*(\\d{1,5})\\s*/\\s*(\\d{1,5})(?:\\s*/\\s*(\\d{1,4}))?\\s*$') AS g WHERE g IS NOT NULL) END AS cadastre_ref
      FROM company_address ca
      JOIN company c ON c.org_scheme = ca.org_scheme AND c.org_id = ca.org_id
      LEFT JOIN LATERAL (
@@ -34,20 +44,22 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
        WHERE line ~ '[0-9]' AND line !~* ${NOT_A_STREET}
        ORDER BY n DESC LIMIT 1
      ) street ON true
-     LEFT JOIN LATERAL regexp_match(street.line, '^([^0-9]+)([0-9]{1,5})\\s*([[:alpha:]]?)([^[:alnum:]]|$)') AS m ON true
+     LEFT JOIN LATERAL regexp_match(street.line, '^([^0-9]+)([0-9]{1,5})\\s*([[:alpha:]]?)([^[:alnum:]]|$)') AS parts(m) ON true
      WHERE c.country = $1 AND c.deleted_date IS NULL AND ca.country = $1 AND ca.address_kind IN ('BUSINESS', 'VISITING')`,
     [country],
   );
-  const inputs = (await q(`SELECT count(*)::int AS n, count(*) FILTER (WHERE street_key IS NULL OR street_key = '')::int AS unparsed FROM tenant_input`)).rows[0];
-  await q(`DELETE FROM tenant_input WHERE street_key IS NULL OR street_key = ''`);
+  const inputs = (await q(`SELECT count(*)::int AS n, count(*) FILTER (WHERE coalesce(street_key, '') = '' AND cadastre_ref IS NULL)::int AS unparsed FROM tenant_input`)).rows[0];
+  await q(`DELETE FROM tenant_input WHERE coalesce(street_key, '') = '' AND cadastre_ref IS NULL`);
 
-  // Register side: every address with a street and a number, on a property.
+  // Register side: every address on a property (matrikkel addresses have no street: they match by property).
   await q(
     `CREATE TEMP TABLE tenant_register ON COMMIT DROP AS
      SELECT address_id, cadastre_id, municipality_code, coalesce(postal_code, '') AS postal_code, house_number,
-            lower(coalesce(house_letter, '')) AS letter, street_match_key(street_name) AS street_key
+            -- Sweden's house_letter carries the läge too ('A U2', ' UV1', '-14' of 12-14): only a lone letter is one.
+            coalesce(lower(substring(house_letter FROM '^([[:alpha:]])([^[:alpha:]]|$)')), '') AS letter,
+            street_match_key(street_name) AS street_key, street_match_name(street_name) AS street_name
      FROM address
-     WHERE country = $1 AND cadastre_id IS NOT NULL AND street_name IS NOT NULL AND house_number IS NOT NULL`,
+     WHERE country = $1 AND cadastre_id IS NOT NULL`,
     [country],
   );
   await q(`ANALYZE tenant_input`);
@@ -84,32 +96,52 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
   const confidence = `(ARRAY[${MATCH_RULES.map((r) => `'${r.confidence}'`).join(', ')}])[m.rule_order + 1]`;
   const ruleId = `(ARRAY[${MATCH_RULES.map((r) => `'${r.id}'`).join(', ')}])[m.rule_order + 1]`;
 
+  // What the tenant row carries beside the match, each as one set (no per-row lookups): the unit
+  // at an address that has only one, the start date of the workplace a visiting address belongs
+  // to (SCB numbers them in workplace order), and the properties each organization holds title
+  // to (a section's owner holds a share of its property).
+  await q(
+    `CREATE TEMP TABLE tenant_only_unit ON COMMIT DROP AS
+     SELECT address_id, min(unit_number) AS unit_number FROM unit
+     WHERE country = $1 AND address_id IN (SELECT address_id FROM tenant_match)
+     GROUP BY address_id HAVING count(*) = 1`,
+    [country],
+  );
+  await q(
+    `CREATE TEMP TABLE tenant_workplace ON COMMIT DROP AS
+     SELECT org_scheme, org_id, (row_number() OVER (PARTITION BY org_scheme, org_id ORDER BY workplace_id) - 1)::int AS ordinal, started_date
+     FROM company_workplace WHERE country = $1`,
+    [country],
+  );
+  await q(
+    `CREATE TEMP TABLE tenant_title ON COMMIT DROP AS
+     SELECT DISTINCT o.org_scheme, o.org_id, coalesce(s.property_cadastre_id, o.cadastre_id) AS cadastre_id
+     FROM owner o LEFT JOIN section s ON s.country = o.country AND s.cadastre_id = o.cadastre_id
+     WHERE o.country = $1 AND o.kind = 'ORGANIZATION' AND o.org_id IS NOT NULL`,
+    [country],
+  );
+  await q(`CREATE INDEX ON tenant_title (org_scheme, org_id, cadastre_id)`);
+  await q(`ANALYZE tenant_match`);
+
   // A company on a property once, by its best-matching address (business before visiting).
   const staged = await q(
     `INSERT INTO ${stagingTable} (country, cadastre_id, org_scheme, org_id, name, org_country, verification_source, confidence, last_seen_at,
        employees, nace_code, nace_name, unit_number, legal_form, founded_date, moved_in_date, website, is_owner, address_id, address_kind, match_rule)
      SELECT DISTINCT ON (m.cadastre_id, m.org_scheme, m.org_id)
             $1, m.cadastre_id, c.org_scheme, c.org_id, c.name, c.country, $2, ${confidence}, c.updated_at,
-            c.employees, c.nace_code, c.nace_name, coalesce(i.unit_number, only_unit.unit_number), c.legal_form, c.founded_date,
+            c.employees, c.nace_code, c.nace_name, coalesce(i.unit_number, u.unit_number), c.legal_form, c.founded_date,
             CASE WHEN m.address_kind = 'VISITING' AND w.started_date IS NOT NULL THEN w.started_date
                  WHEN c.is_sub_unit THEN coalesce(c.founded_date, c.registered_date)
                  ELSE coalesce(c.registered_date, c.founded_date) END,
             c.website,
-            EXISTS (SELECT 1 FROM owner o
-                    WHERE o.country = $1 AND o.org_scheme = c.org_scheme AND o.org_id IN (c.org_id, c.parent_org_id)
-                      AND (o.cadastre_id = m.cadastre_id
-                           OR o.cadastre_id IN (SELECT s.cadastre_id FROM section s WHERE s.country = $1 AND s.property_cadastre_id = m.cadastre_id))),
+            EXISTS (SELECT 1 FROM tenant_title ti
+                    WHERE ti.org_scheme = c.org_scheme AND ti.org_id IN (c.org_id, c.parent_org_id) AND ti.cadastre_id = m.cadastre_id),
             m.address_id, m.address_kind, ${ruleId}
      FROM tenant_match m
      JOIN company c ON c.org_scheme = m.org_scheme AND c.org_id = m.org_id
-     JOIN tenant_input i USING (org_scheme, org_id, address_kind, ordinal)
-     LEFT JOIN LATERAL (
-       SELECT min(u.unit_number) AS unit_number FROM unit u WHERE u.country = $1 AND u.address_id = m.address_id HAVING count(*) = 1
-     ) only_unit ON true
-     LEFT JOIN LATERAL (
-       SELECT wp.started_date FROM company_workplace wp WHERE wp.org_scheme = m.org_scheme AND wp.org_id = m.org_id
-       ORDER BY wp.workplace_id OFFSET m.ordinal LIMIT 1
-     ) w ON m.address_kind = 'VISITING'
+     JOIN tenant_input i ON i.org_scheme = m.org_scheme AND i.org_id = m.org_id AND i.address_kind = m.address_kind AND i.ordinal = m.ordinal
+     LEFT JOIN tenant_only_unit u ON u.address_id = m.address_id
+     LEFT JOIN tenant_workplace w ON m.address_kind = 'VISITING' AND w.org_scheme = m.org_scheme AND w.org_id = m.org_id AND w.ordinal = m.ordinal
      WHERE m.properties = 1
      ORDER BY m.cadastre_id, m.org_scheme, m.org_id, m.rule_order, m.address_kind, m.ordinal`,
     [country, VERIFICATION_SOURCE[country] ?? 'BUSINESS_REGISTER'],
@@ -137,5 +169,5 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
 
 /** ON COMMIT DROP removes them at the end of the transaction; dropped now so a second compute in it starts clean. */
 async function dropTemporary(client: pg.PoolClient): Promise<void> {
-  await client.query(`DROP TABLE IF EXISTS tenant_input, tenant_register, tenant_candidate, tenant_match`);
+  await client.query(`DROP TABLE IF EXISTS tenant_input, tenant_register, tenant_candidate, tenant_match, tenant_only_unit, tenant_workplace, tenant_title`);
 }

@@ -18,10 +18,22 @@ export interface MatchRule {
 
 const sameNumber = 'r.house_number = i.house_number';
 const samePostal = 'r.postal_code = i.postal_code';
+/**
+ * Edits between the street names, the fewer of: the names as written (`Månegta` is one edit from
+ * `Månegata`) and with their endings cut (`Storgt` and `Storgatan` are both `storg`).
+ */
+const edits = 'least(levenshtein(i.street_key, r.street_key), levenshtein(i.street_name, r.street_name))';
 /** One edit for names up to 11 letters, two beyond: a dropped, doubled or swapped letter. */
-const fewEdits = `levenshtein(i.street_key, r.street_key) <= CASE WHEN length(i.street_key) >= 12 THEN 2 ELSE 1 END`;
+const fewEdits = `${edits} <= CASE WHEN length(i.street_name) >= 12 THEN 2 ELSE 1 END`;
 
 export const MATCH_RULES: MatchRule[] = [
+  {
+    id: 'CADASTRE_ADDRESS',
+    confidence: 'HIGH',
+    condition: 'r.cadastre_id = i.cadastre_ref',
+    distance: '0',
+    why: 'a Norwegian matrikkel address (gnr/bnr in the company\'s municipality) names a property that has addresses in the register',
+  },
   {
     id: 'EXACT',
     confidence: 'HIGH',
@@ -33,7 +45,7 @@ export const MATCH_RULES: MatchRule[] = [
     id: 'STREET_SPELLING',
     confidence: 'HIGH',
     condition: `${samePostal} AND ${sameNumber} AND r.letter = i.letter AND ${fewEdits}`,
-    distance: 'levenshtein(i.street_key, r.street_key)',
+    distance: edits,
     why: 'a one-letter typo in the street name (two in a long name), with number, letter and postal code agreeing and no other street that close',
   },
   {
@@ -54,8 +66,8 @@ export const MATCH_RULES: MatchRule[] = [
   {
     id: 'FUZZY',
     confidence: 'LOW',
-    condition: `${samePostal} AND ${sameNumber} AND (similarity(i.street_key, r.street_key) >= 0.4 OR levenshtein(i.street_key, r.street_key) <= 3)`,
-    distance: 'levenshtein(i.street_key, r.street_key)',
+    condition: `${samePostal} AND ${sameNumber} AND (similarity(i.street_name, r.street_name) >= 0.4 OR ${edits} <= 3)`,
+    distance: edits,
     why: 'same postal code and number, a street name that is only similar (trigrams), the letter may differ',
   },
 ];
