@@ -57,9 +57,8 @@ export interface ClientSummary {
 export async function listClients(db: pg.Pool): Promise<ClientSummary[]> {
   const result = await db.query(
     `SELECT c.client_id, c.name, c.tier, c.scopes, c.sandbox, c.daily_call_limit, c.burst_limit, c.created_at,
-            coalesce(d.calls, 0) AS calls_today
+            api_calls_today(c.client_id) AS calls_today
      FROM api_client c
-     LEFT JOIN api_daily_calls d ON d.client_id = c.client_id AND d.day = (now() AT TIME ZONE 'UTC')::date
      ORDER BY c.created_at, c.client_id`,
   );
   return result.rows.map((row) => ({

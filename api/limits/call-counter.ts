@@ -15,32 +15,19 @@ export interface CallCount {
 
 /**
  * Counts one request in the subject's short window and, for a client, `calls` calls in its UTC
- * day, in one statement. Both counts live in the store, so every API process sees the same
- * numbers. A request over the burst limit is not counted against the day; a day's count never
- * passes the client's daily limit.
+ * day, in one round trip (api_count_call, schema/1763900000000_api-call-count-shards.sql). Both
+ * counts live in the store, so every API process sees the same numbers; they are kept in
+ * per-session shards so that concurrent requests of one client do not queue on one row. A
+ * request over the burst limit is not counted against the day; a day's count never passes the
+ * client's daily limit.
  */
-const COUNT_SQL = `
-WITH w AS (
-  INSERT INTO api_rate_window AS r (subject, window_start, calls)
-  VALUES ($1::text, to_timestamp(floor(extract(epoch FROM clock_timestamp()) / $2::int) * $2::int), 1)
-  ON CONFLICT (subject, window_start) DO UPDATE SET calls = r.calls + 1
-  RETURNING r.calls, r.window_start
-),
-d AS (
-  INSERT INTO api_daily_calls AS c (client_id, day, calls)
-  SELECT $4::text, (clock_timestamp() AT TIME ZONE 'UTC')::date, $6::int
-  WHERE $4::text IS NOT NULL AND $6::int <= $5::int AND (SELECT calls FROM w) <= $3::int
-  ON CONFLICT (client_id, day) DO UPDATE SET calls = c.calls + $6::int WHERE c.calls + $6::int <= $5::int
-  RETURNING c.calls
-),
--- Commit without waiting for the WAL flush: a call count is not worth an fsync per request; a
--- crash loses at most the last fraction of a second of counts (wal_writer_delay).
-relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
-SELECT w.calls AS window_calls,
-       greatest(1, ceil(extract(epoch FROM (w.window_start + make_interval(secs => $2::int)) - clock_timestamp())))::int AS reset_s,
-       (SELECT calls FROM d) AS daily_calls,
-       ceil(extract(epoch FROM (date_trunc('day', clock_timestamp() AT TIME ZONE 'UTC') + interval '1 day') - (clock_timestamp() AT TIME ZONE 'UTC')))::int AS daily_reset_s
-FROM w, relaxed`;
+const COUNT_SQL = `SELECT window_calls, reset_s, daily_calls, daily_reset_s FROM api_count_call($1, $2, $3, $4, $5, $6, $7)`;
+
+/**
+ * Within this many calls of the daily limit, counting is serialized per client so the limit
+ * holds exactly; it only has to exceed the number of a client's requests in flight at once.
+ */
+const DAILY_LIMIT_MARGIN = 256;
 
 export async function countCall(
   db: pg.Pool,
@@ -48,7 +35,7 @@ export async function countCall(
   burst: { limit: number; windowS: number },
   client?: { clientId: string; dailyCallLimit: number; calls: number },
 ): Promise<CallCount> {
-  const result = await db.query({ name: 'api-count-call', text: COUNT_SQL, values: [subject, burst.windowS, burst.limit, client?.clientId ?? null, client?.dailyCallLimit ?? 0, client?.calls ?? 1] });
+  const result = await db.query({ name: 'api-count-call', text: COUNT_SQL, values: [subject, burst.windowS, burst.limit, client?.clientId ?? null, client?.dailyCallLimit ?? 0, client?.calls ?? 1, DAILY_LIMIT_MARGIN] });
   const row = result.rows[0];
   const burstExceeded = row.window_calls > burst.limit;
   if (Math.random() < 0.001) await db.query(`DELETE FROM api_rate_window WHERE window_start < now() - interval '10 minutes'`);
@@ -69,20 +56,11 @@ export async function countCall(
  */
 export async function chargeCalls(db: pg.Pool, client: { clientId: string; dailyCallLimit: number }, calls: number): Promise<boolean> {
   if (calls <= 0) return true;
-  const result = await db.query(
-    `INSERT INTO api_daily_calls AS c (client_id, day, calls)
-     SELECT $1::text, (clock_timestamp() AT TIME ZONE 'UTC')::date, $2::int WHERE $2::int <= $3::int
-     ON CONFLICT (client_id, day) DO UPDATE SET calls = c.calls + $2::int WHERE c.calls + $2::int <= $3::int
-     RETURNING c.calls`,
-    [client.clientId, calls, client.dailyCallLimit],
-  );
-  return result.rowCount === 1;
+  const result = await db.query(`SELECT api_count_daily($1, $2, $3, $4) AS total`, [client.clientId, calls, client.dailyCallLimit, DAILY_LIMIT_MARGIN]);
+  return result.rows[0].total !== null;
 }
 
 export async function callsToday(db: pg.Pool, clientId: string): Promise<number> {
-  const result = await db.query(
-    `SELECT calls FROM api_daily_calls WHERE client_id = $1 AND day = (clock_timestamp() AT TIME ZONE 'UTC')::date`,
-    [clientId],
-  );
-  return result.rows[0]?.calls ?? 0;
+  const result = await db.query(`SELECT api_calls_today($1) AS calls`, [clientId]);
+  return result.rows[0].calls;
 }

@@ -151,6 +151,27 @@ describe('limits', () => {
     }
   });
 
+  it('the daily limit holds exactly when concurrent calls from two processes cross it', async () => {
+    // 300 calls a day: the first ones are counted without a lock, the last 256 one at a time.
+    const second: ApiServer = await startApiServer(api.db);
+    try {
+      const client = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'], burstLimit: 5000, dailyCallLimit: 300 });
+      const statuses: number[] = [];
+      for (let round = 0; round < 4; round++) {
+        const responses = await Promise.all(
+          Array.from({ length: 100 }, (_, i) => get(i % 2 ? second.baseUrl : api.baseUrl, PROPERTY, client.token)),
+        );
+        statuses.push(...responses.map((r) => r.status));
+      }
+      expect(statuses.filter((s) => s === 200)).toHaveLength(300);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(100);
+      const count = await api.db.query(`SELECT sum(calls)::int AS calls FROM api_daily_calls WHERE client_id = $1`, [client.clientId]);
+      expect(count.rows[0].calls).toBe(300);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('a burst beyond the window answers 429 with Retry-After; every response carries RateLimit headers', async () => {
     const client = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'], burstLimit: 3 });
     const started = Date.now();
@@ -181,7 +202,7 @@ describe('limits', () => {
     const now = new Date();
     const toMidnight = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
     expect(Math.abs(Number(refused.headers.get('retry-after')) - toMidnight)).toBeLessThan(5);
-    const count = await api.db.query(`SELECT calls FROM api_daily_calls WHERE client_id = $1`, [client.clientId]);
+    const count = await api.db.query(`SELECT sum(calls)::int AS calls FROM api_daily_calls WHERE client_id = $1`, [client.clientId]);
     expect(count.rows[0].calls).toBe(5);
   });
 
