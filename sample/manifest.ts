@@ -6,7 +6,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 export const MANIFEST_NAME = 'sample-manifest.json';
 export const GENERATOR_NAME = 'nordprop-sample';
 /** Bump when the output for a given seed and size changes. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 export interface SampleManifest {
   generator: typeof GENERATOR_NAME;

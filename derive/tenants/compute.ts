@@ -62,6 +62,25 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
      WHERE country = $1 AND cadastre_id IS NOT NULL`,
     [country],
   );
+  // A Swedish business address names no municipality: the one its postal code lies in, by the
+  // register (else by the postal code's first three digits), so the postal-code-mismatch rules
+  // can stay within a municipality and still join on equality.
+  await q(
+    `CREATE TEMP TABLE tenant_postal_area ON COMMIT DROP AS
+     SELECT DISTINCT ON (postal_code) postal_code, municipality_code FROM (
+       SELECT postal_code, municipality_code, count(*) AS n FROM tenant_register GROUP BY 1, 2
+       UNION ALL
+       SELECT left(postal_code, 3), municipality_code, count(*) - 1e9 FROM tenant_register GROUP BY 1, 2
+     ) counted
+     ORDER BY postal_code, n DESC, municipality_code`,
+  );
+  await q(
+    `UPDATE tenant_input i SET municipality_code = coalesce(exact.municipality_code, region.municipality_code)
+     FROM tenant_input i2
+     LEFT JOIN tenant_postal_area exact ON exact.postal_code = i2.postal_code
+     LEFT JOIN tenant_postal_area region ON region.postal_code = left(i2.postal_code, 3)
+     WHERE i2.ctid = i.ctid AND i.municipality_code IS NULL AND i.postal_code <> ''`,
+  );
   await q(`ANALYZE tenant_input`);
   await q(`ANALYZE tenant_register`);
 
@@ -169,5 +188,5 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
 
 /** ON COMMIT DROP removes them at the end of the transaction; dropped now so a second compute in it starts clean. */
 async function dropTemporary(client: pg.PoolClient): Promise<void> {
-  await client.query(`DROP TABLE IF EXISTS tenant_input, tenant_register, tenant_candidate, tenant_match, tenant_only_unit, tenant_workplace, tenant_title`);
+  await client.query(`DROP TABLE IF EXISTS tenant_input, tenant_register, tenant_candidate, tenant_match, tenant_only_unit, tenant_workplace, tenant_title, tenant_postal_area`);
 }

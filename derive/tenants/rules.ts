@@ -58,10 +58,16 @@ export const MATCH_RULES: MatchRule[] = [
   {
     id: 'POSTAL_CODE_DIFFERS',
     confidence: 'MEDIUM',
-    condition: `r.street_key = i.street_key AND ${sameNumber} AND r.letter = i.letter AND r.postal_code <> i.postal_code
-      AND (r.municipality_code = i.municipality_code OR (i.municipality_code IS NULL AND left(r.postal_code, 3) = left(i.postal_code, 3)))`,
+    condition: `r.street_key = i.street_key AND ${sameNumber} AND r.letter = i.letter AND r.postal_code <> i.postal_code AND r.municipality_code = i.municipality_code`,
     distance: '0',
-    why: 'street, number and letter agree in the same municipality (or postal region) under another postal code',
+    why: 'street, number and letter agree in the same municipality under another postal code',
+  },
+  {
+    id: 'SPELLING_AND_POSTAL_CODE',
+    confidence: 'LOW',
+    condition: `r.municipality_code = i.municipality_code AND ${sameNumber} AND r.letter = i.letter AND r.postal_code <> i.postal_code AND ${fewEdits}`,
+    distance: edits,
+    why: 'a typo in the street name and another postal code of the same municipality',
   },
   {
     id: 'FUZZY',

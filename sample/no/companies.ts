@@ -178,8 +178,12 @@ function registrantSpelling(rng: Rng, spelled: string): string {
   const v = rng();
   if (v < 0.08) text = text.replace(/(\d+)([A-Za-zÆØÅæøå])$/, '$1 $2');
   else if (v < 0.12) text = text.replace(/(\d+)([A-ZÆØÅ])$/, (_, n: string, l: string) => `${n}${l.toLocaleLowerCase('nb-NO')}`);
+  else if (v < 0.3) text = text.replace(/(\d+)[A-ZÆØÅ]$/, '$1'); // the letter left out (of the few addresses that have one)
   return text;
 }
+
+/** A postal code off by one in a few: the neighbouring code, as after a postal reform or a slip. */
+export const neighbouringPostalCode = (code: string) => String((Number(code) + 1) % 10_000).padStart(4, '0');
 
 function businessAddress(rng: Rng, address: SampleAddress, spellingRng: Rng): BrregAddress {
   const lines = [registrantSpelling(spellingRng, noisyStreet(rng, address.adresseTekst))];
@@ -187,7 +191,7 @@ function businessAddress(rng: Rng, address: SampleAddress, spellingRng: Rng): Br
   return {
     land: 'Norge',
     landkode: 'NO',
-    postnummer: address.postnummer,
+    postnummer: spellingRng() < 0.015 ? neighbouringPostalCode(address.postnummer) : address.postnummer,
     poststed: noisyPlace(rng, address.poststed),
     adresse: lines,
     kommune: address.kommunenavn,

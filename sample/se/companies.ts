@@ -45,6 +45,8 @@ export interface SeSampleCompany {
   street: string;
   /** As SCB's business register writes it (`STORG 12A`, now and then `STORG 12 A`, `SODERG 4`, a typo). */
   registerStreet: string;
+  /** The postal code as SCB writes it (`112 21` now and then, rarely the neighbouring code). */
+  registerPostalCode: string;
   /** As the workplace register writes it: mostly the sign's spelling, some `Storg.`, `storgatan 12a`, `Soderg…`, typos. */
   visitingStreet: string;
   postalCode: string;
@@ -98,8 +100,11 @@ function dropLetter(rng: Rng, text: string): string {
  * drawn for them stay as they were): missing marks, typos, case, `g.`/`v.` abbreviations, a
  * letter set apart from the number.
  */
-function noisySpellings(seed: string, n: number, street: string): { registerStreet: string; visitingStreet: string } {
+function noisySpellings(seed: string, n: number, street: string, postalCode: string): { registerStreet: string; visitingStreet: string; registerPostalCode: string } {
   const rng = parcelRng(`${seed}#se-business-spelling`, n);
+  // SCB's postal code: now and then written `112 21`, rarely the neighbouring code.
+  const p = rng();
+  const registerPostalCode = p < 0.1 ? `${postalCode.slice(0, 3)} ${postalCode.slice(3)}` : p < 0.12 ? String(Number(postalCode) + 10).padStart(5, '0') : postalCode;
   let register = registerStyle(street);
   if (rng() < 0.12) register = withoutMarks(register);
   if (rng() < 0.04) register = dropLetter(rng, register);
@@ -113,7 +118,7 @@ function noisySpellings(seed: string, n: number, street: string): { registerStre
   const v = rng();
   if (v < 0.1) visiting = visiting.toLocaleLowerCase('sv-SE');
   else if (v < 0.15) visiting = visiting.toLocaleUpperCase('sv-SE');
-  return { registerStreet: register, visitingStreet: visiting };
+  return { registerStreet: register, visitingStreet: visiting, registerPostalCode };
 }
 
 /** The companies at a property (none for most), deterministic from the seed. */
@@ -140,8 +145,8 @@ export function sampleSwedishCompaniesOf(property: SeSampleProperty, seed: strin
       cadastreId: property.cadastreId,
       addressId: address.objektidentitet,
       street,
-      ...noisySpellings(seed, n, street),
       postalCode: String(address.postnummer).padStart(5, '0'),
+      ...noisySpellings(seed, n, street, String(address.postnummer).padStart(5, '0')),
       postort: address.postort,
       kommunkod: property.kommunkod,
       registered: dateBetween(rng, 1990, 2025),
@@ -169,7 +174,7 @@ function* scbLines(companies: () => Iterable<SeSampleCompany>): Generator<string
   yield tabbed(['PeOrgNr', 'Foretagsnamn', 'Namn', 'COAdress', 'Gatuadress', 'PostNr', 'PostOrt', 'JurForm', 'FtgStat', 'JEStat', 'Ng1', 'Ng2', 'Ng3', 'Ng4', 'Ng5', 'RegDatKtid']);
   for (const c of companies()) {
     yield tabbed([
-      `${c.soleTrader ? (Number(c.identity.slice(0, 2)) > 25 ? '19' : '20') : '16'}${c.identity}`, c.name.toLocaleUpperCase('sv-SE'), '', '', c.registerStreet, c.postalCode, c.postort,
+      `${c.soleTrader ? (Number(c.identity.slice(0, 2)) > 25 ? '19' : '20') : '16'}${c.identity}`, c.name.toLocaleUpperCase('sv-SE'), '', '', c.registerStreet, c.registerPostalCode, c.postort,
       c.soleTrader ? '10' : '49', '1', '1', c.sni, '', '', '', '', c.registered.replace(/-/g, ''),
     ]);
   }
