@@ -18,12 +18,7 @@ const NOT_A_STREET = `'^\\s*(c/o|co\\s|postboks|boks|box|pb\\M|postbox|p\\.?\\s?
  * framework to merge.
  */
 export async function computeTenants({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
-  const q = async (sql: string, params: unknown[] = []) => {
-    const t = performance.now();
-    const r = await client.query(sql, params);
-    if (process.env.DERIVE_DEBUG) console.log(Math.round(performance.now() - t), 'ms', sql.replace(/\s+/g, ' ').slice(0, 90));
-    return r;
-  };
+  const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
 
   // Company side: the street line parsed into street, number and letter.
   await q(
