@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
 
-/** The benchmark's command line: `npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api]`. */
+/** The benchmark's command line: `npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive]`. */
 
 export const NATIONAL_PARCELS = 300_000;
 
@@ -17,18 +17,21 @@ export interface BenchOptions {
   skipOgr: boolean;
   /** Leave out the REST API load test (bench/api-load.ts) on the loaded store. */
   skipApi: boolean;
+  /** Leave out the derived datasets (bench/derive.ts) on the loaded store. */
+  skipDerive: boolean;
   /** Where the sample, worker data and logs go. */
   workDir: string;
   sampleDir: string;
   databaseName: string;
 }
 
-const USAGE = `usage: npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api]
+const USAGE = `usage: npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive]
   --parcels N  sample size in parcels (default ${NATIONAL_PARCELS}, national size: ≈1,000,000 addresses)
   --runs N     repetitions of each measurement, median reported (default 3)
   --out FILE   report file (default BENCHMARKS.md at national size, .data/bench/BENCHMARKS-<N>.md otherwise)
   --skip-ogr   do not run the ogr2ogr comparisons
-  --skip-api   do not load-test the REST API on the loaded store`;
+  --skip-api   do not load-test the REST API on the loaded store
+  --skip-derive  do not time the derived datasets on the loaded store`;
 
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -46,6 +49,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       out: { type: 'string' },
       'skip-ogr': { type: 'boolean', default: false },
       'skip-api': { type: 'boolean', default: false },
+      'skip-derive': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -66,5 +70,5 @@ export function parseOptions(argv: string[]): BenchOptions {
     : national
       ? path.join(PROJECT_ROOT, 'BENCHMARKS.md')
       : path.join(workDir, `BENCHMARKS-${parcels}.md`);
-  return { parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false, workDir, sampleDir, databaseName: 'nordprop_bench' };
+  return { parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false, skipDerive: values['skip-derive'] ?? false, workDir, sampleDir, databaseName: 'nordprop_bench' };
 }

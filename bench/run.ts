@@ -264,6 +264,10 @@ async function main(): Promise<void> {
     };
     await writeFile(path.join(options.workDir, `results-${options.parcels}.json`), `${JSON.stringify(results, null, 2)}\n`);
     await writeFile(options.out, renderReport(results));
+    if (!options.skipDerive) {
+      log('== derived datasets on the loaded store (bench/derive.ts), section added to the report');
+      await runDeriveBench(ctx.snapshot.dist, databaseUrl, options.out, options.runs);
+    }
     if (!options.skipApi) {
       log('== REST API under load on the loaded store (bench/api-load.ts), section added to the report');
       await runApiLoad(ctx.snapshot.dist, databaseUrl, options.out);
@@ -283,6 +287,17 @@ function runApiLoad(dist: string, databaseUrl: string, report: string): Promise<
     execFile(process.execPath, [path.join(dist, 'bench/api-load.js'), '--database-url', databaseUrl, '--report', report], { maxBuffer: 64 * 2 ** 20 }, (error, _stdout, stderr) => {
       process.stderr.write(stderr);
       if (error) reject(new Error(`API load test failed: ${error.message}`));
+      else resolve();
+    });
+  });
+}
+
+/** The derived datasets' timings run as their own program on this store, like the API load test. */
+function runDeriveBench(dist: string, databaseUrl: string, report: string, runs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(dist, 'bench/derive.js'), '--database-url', databaseUrl, '--report', report, '--runs', String(runs)], { env: { ...process.env, NORDPROP_ENV_FILE: '' }, maxBuffer: 64 * 2 ** 20 }, (error, _stdout, stderr) => {
+      process.stderr.write(stderr);
+      if (error) reject(new Error(`derive benchmark failed: ${error.message}`));
       else resolve();
     });
   });
