@@ -13,6 +13,7 @@ import { createClientCommand, listClientsCommand } from './commands/clients.js';
 import { dispatchCommand, listDeliveriesCommand, showDeliveryCommand } from './commands/deliveries.js';
 import { SOURCES } from '../sources/registry.js';
 import { deriveCommand } from './commands/derive.js';
+import { DEFAULT_TENANT_REPORT, evaluateTenantsCommand } from './commands/evaluate-tenants.js';
 import { DATASET_IDS } from '../derive/registry.js';
 
 const program = new Command('nordprop')
@@ -87,6 +88,14 @@ program
   .option('--wait', 'wait for the run and print its summary')
   .addOption(json())
   .action(run((o) => deriveCommand({ datasets: o.dataset, country: o.country, asOf: o.asOf, wait: !!o.wait, json: !!o.json })));
+
+program
+  .command('evaluate-tenants')
+  .description('score the tenants against the truth of the sample the store was loaded from, and write the report (docs/derived/tenant-evaluation.md)')
+  .requiredOption('--sample <dir>', 'the sample folder the store was loaded from (its manifest names seed and size)')
+  .option('--out <file>', 'write the report here (- for none)', DEFAULT_TENANT_REPORT)
+  .addOption(json())
+  .action(run((o) => evaluateTenantsCommand({ sample: o.sample, out: o.out, json: !!o.json })));
 
 const runs = program
   .command('runs')
