@@ -53,6 +53,11 @@ const stagingOf = (request: Pick<DeriveRequest, 'runId' | 'datasetId' | 'country
  * finds the entry published and returns its counts without computing again.
  */
 export async function deriveDataset(request: DeriveRequest): Promise<SourceRunSummary> {
+  // Heartbeats through the whole activity: the computation and the merge are each one long statement.
+  return withHeartbeat(() => computeAndPublish(request));
+}
+
+async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSummary> {
   const dataset = getDataset(request.datasetId);
   const ledgerId = deriveLedgerId(dataset.id, request.country);
   const pool = getPool();
@@ -65,14 +70,12 @@ export async function deriveDataset(request: DeriveRequest): Promise<SourceRunSu
 
   const stagingTable = stagingOf(request);
   let started = performance.now();
-  const stats = await withHeartbeat(() =>
-    withTransaction(pool, async (client) => {
-      await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
-      // UNLOGGED: a crash loses only the staging table, which the retry computes again.
-      await client.query(`CREATE UNLOGGED TABLE ${stagingTable} (LIKE ${dataset.liveTable} INCLUDING DEFAULTS)`);
-      return (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable })) ?? {};
-    }),
-  );
+  const stats = await withTransaction(pool, async (client) => {
+    await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
+    // UNLOGGED: a crash loses only the staging table, which the retry computes again.
+    await client.query(`CREATE UNLOGGED TABLE ${stagingTable} (LIKE ${dataset.liveTable} INCLUDING DEFAULTS)`);
+    return (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable })) ?? {};
+  });
   const staged = await checkStaged(pool, stagingTable, dataset.keyColumns, request.country, dataset.id);
   await recordDuration(request.runId, ledgerId, 'compute', performance.now() - started, { rows_read: stats.rowsRead ?? 0, rows_staged: staged });
 
