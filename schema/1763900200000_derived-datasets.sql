@@ -11,7 +11,7 @@ ALTER TABLE tenant
   ADD COLUMN address_id text,
   ADD COLUMN address_kind text,
   ADD COLUMN match_rule text;
--- A company's properties (GET /companies/{scheme}/{id}/properties reads tenants too).
+-- The tenancies of one company: change events for a company-targeted subscription, audits.
 CREATE INDEX tenant_org_idx ON tenant (org_scheme, org_id);
 
 -- Utilization: the plan the figures rest on and the plot area they were multiplied with.
