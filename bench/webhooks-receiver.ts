@@ -15,7 +15,10 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   rawBody: Buffer;
+  /** performance.now() at arrival (for intervals). */
   receivedAt: number;
+  /** Date.now() at arrival (to compare with database timestamps). */
+  receivedAtWallMs: number;
 }
 
 /** The status to answer the `n`-th request (1-based) on a path with. */
@@ -25,6 +28,8 @@ export interface WebhookReceiver {
   url(pathname: string): string;
   caFile: string;
   requests: ReceivedRequest[];
+  /** Requests per path so far (counted even when requests are not kept). */
+  count(pathname: string): number;
   /** The requests received on one path, in order. */
   on(pathname: string): ReceivedRequest[];
   waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void>;
@@ -42,7 +47,7 @@ export async function startWebhookReceiver(options: { dir: string; routes?: Reco
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const pathname = new URL(req.url ?? '/', 'https://localhost').pathname;
-      const received: ReceivedRequest = { path: pathname, headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: performance.now() };
+      const received: ReceivedRequest = { path: pathname, headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: performance.now(), receivedAtWallMs: Date.now() };
       const n = (counts.get(pathname) ?? 0) + 1;
       counts.set(pathname, n);
       if (options.keepRequests !== false) requests.push(received);
@@ -56,6 +61,7 @@ export async function startWebhookReceiver(options: { dir: string; routes?: Reco
     url: (pathname) => `https://127.0.0.1:${port}${pathname}`,
     caFile,
     requests,
+    count: (pathname) => counts.get(pathname) ?? 0,
     on: (pathname) => requests.filter((r) => r.path === pathname),
     async waitFor(predicate, timeoutMs, what) {
       const deadline = Date.now() + timeoutMs;

@@ -159,7 +159,7 @@ BEGIN
     -- An UPDATE counts only where a row's content (bookkeeping aside) differs: the symmetric
     -- difference of old and new versions. Our merges never rewrite an unchanged row anyway.
     changes := format(
-      '((%1$s) EXCEPT (%2$s)) UNION ((%2$s) EXCEPT (%1$s))',
+      'WITH n AS MATERIALIZED (%1$s), o AS MATERIALIZED (%2$s) (TABLE n EXCEPT TABLE o) UNION (TABLE o EXCEPT TABLE n)',
       format(concerned, 'new_rows', bookkeeping), format(concerned, 'old_rows', bookkeeping));
   END IF;
   EXECUTE event_enqueue_sql(kind, changed_field, changes);
