@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
 
-/** The benchmark's command line: `npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive]`. */
+/** The benchmark's command line: `npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]`. */
 
 export const NATIONAL_PARCELS = 300_000;
 
@@ -19,19 +19,22 @@ export interface BenchOptions {
   skipApi: boolean;
   /** Leave out the derived datasets (bench/derive.ts) on the loaded store. */
   skipDerive: boolean;
+  /** Leave out the webhook benchmark (bench/webhooks.ts) on the loaded store. */
+  skipWebhooks: boolean;
   /** Where the sample, worker data and logs go. */
   workDir: string;
   sampleDir: string;
   databaseName: string;
 }
 
-const USAGE = `usage: npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive]
+const USAGE = `usage: npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]
   --parcels N  sample size in parcels (default ${NATIONAL_PARCELS}, national size: ≈1,000,000 addresses)
   --runs N     repetitions of each measurement, median reported (default 3)
   --out FILE   report file (default BENCHMARKS.md at national size, .data/bench/BENCHMARKS-<N>.md otherwise)
   --skip-ogr   do not run the ogr2ogr comparisons
   --skip-api   do not load-test the REST API on the loaded store
-  --skip-derive  do not time the derived datasets on the loaded store`;
+  --skip-derive  do not time the derived datasets on the loaded store
+  --skip-webhooks  do not measure change events and webhook delivery on the loaded store`;
 
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -50,6 +53,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'skip-ogr': { type: 'boolean', default: false },
       'skip-api': { type: 'boolean', default: false },
       'skip-derive': { type: 'boolean', default: false },
+      'skip-webhooks': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -70,5 +74,5 @@ export function parseOptions(argv: string[]): BenchOptions {
     : national
       ? path.join(PROJECT_ROOT, 'BENCHMARKS.md')
       : path.join(workDir, `BENCHMARKS-${parcels}.md`);
-  return { parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false, skipDerive: values['skip-derive'] ?? false, workDir, sampleDir, databaseName: 'nordprop_bench' };
+  return { parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false, skipDerive: values['skip-derive'] ?? false, skipWebhooks: values['skip-webhooks'] ?? false, workDir, sampleDir, databaseName: 'nordprop_bench' };
 }

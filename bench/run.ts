@@ -272,6 +272,10 @@ async function main(): Promise<void> {
       log('== REST API under load on the loaded store (bench/api-load.ts), section added to the report');
       await runApiLoad(ctx.snapshot.dist, databaseUrl, options.out);
     }
+    if (!options.skipWebhooks) {
+      log('== change events and webhook delivery on the loaded store (bench/webhooks.ts), section added to the report');
+      await runWebhooksBench(ctx.snapshot.dist, databaseUrl, options.out, options.runs);
+    }
     process.stdout.write(renderSummary(results, options.out));
   } finally {
     await pipeline?.close().catch(() => undefined);
@@ -287,6 +291,17 @@ function runApiLoad(dist: string, databaseUrl: string, report: string): Promise<
     execFile(process.execPath, [path.join(dist, 'bench/api-load.js'), '--database-url', databaseUrl, '--report', report], { maxBuffer: 64 * 2 ** 20 }, (error, _stdout, stderr) => {
       process.stderr.write(stderr);
       if (error) reject(new Error(`API load test failed: ${error.message}`));
+      else resolve();
+    });
+  });
+}
+
+/** The webhook benchmark runs as its own program (own Temporal dev server, worker and receiver) on this store. */
+function runWebhooksBench(dist: string, databaseUrl: string, report: string, runs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(dist, 'bench/webhooks.js'), '--database-url', databaseUrl, '--report', report, '--runs', String(runs)], { env: { ...process.env, NORDPROP_ENV_FILE: '' }, maxBuffer: 64 * 2 ** 20 }, (error, _stdout, stderr) => {
+      process.stderr.write(stderr);
+      if (error) reject(new Error(`webhook benchmark failed: ${error.message}`));
       else resolve();
     });
   });

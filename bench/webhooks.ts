@@ -18,10 +18,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
@@ -123,11 +124,16 @@ async function insertClient(db: pg.PoolClient | pg.Pool): Promise<void> {
   );
 }
 
-/** The worker as in production: the compiled CLI when built, else through tsx. */
+/**
+ * The worker as in production: compiled, the bin/ beside this file's dist/ (under `npm run bench`
+ * that is the frozen snapshot the rest of the report measured); from sources, through tsx.
+ */
 async function startWorker(env: NodeJS.ProcessEnv, logFile: string): Promise<ChildProcess> {
-  const built = existsSync(path.join(PROJECT_ROOT, 'dist/cli/main.js'));
-  const args = built ? [path.join(PROJECT_ROOT, 'bin/nordprop.js'), 'worker'] : ['--import', 'tsx', path.join(PROJECT_ROOT, 'cli/main.ts'), 'worker'];
-  if (!built) log('dist/ is not built: running the worker through tsx (npm run build first for realistic numbers)');
+  const compiled = import.meta.url.endsWith('.js');
+  const args = compiled
+    ? [fileURLToPath(new URL('../../bin/nordprop.js', import.meta.url)), 'worker']
+    : ['--import', 'tsx', path.join(PROJECT_ROOT, 'cli/main.ts'), 'worker'];
+  if (!compiled) log('running from sources: the worker runs through tsx (npm run build first for realistic numbers)');
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
