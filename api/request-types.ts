@@ -13,6 +13,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
+    /** The handler's first query counts the call (api/limits/counted-query.ts): one round trip. */
+    countInQuery?: boolean;
   }
 }
 

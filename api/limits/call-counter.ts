@@ -8,6 +8,7 @@ export interface CallCount {
   burstExceeded: boolean;
   /** Only for a client: false when the daily call limit is reached (the call was not counted). */
   dailyExceeded: boolean;
+  dailyCallLimit?: number;
   callsToday?: number;
   /** Seconds until 00:00 UTC, when the daily count starts again. */
   dailyResetS: number;
@@ -29,25 +30,44 @@ const COUNT_SQL = `SELECT window_calls, reset_s, daily_calls, daily_reset_s FROM
  */
 const DAILY_LIMIT_MARGIN = 256;
 
-export async function countCall(
-  db: pg.Pool,
-  subject: string,
-  burst: { limit: number; windowS: number },
-  client?: { clientId: string; dailyCallLimit: number; calls: number },
-): Promise<CallCount> {
-  const result = await db.query({ name: 'api-count-call', text: COUNT_SQL, values: [subject, burst.windowS, burst.limit, client?.clientId ?? null, client?.dailyCallLimit ?? 0, client?.calls ?? 1, DAILY_LIMIT_MARGIN] });
-  const row = result.rows[0];
+/** One request to count: its rate-limit subject (`client:<id>` or `ip:<address>`) and, for a client, its day. */
+export interface CountRequest {
+  subject: string;
+  burst: { limit: number; windowS: number };
+  client?: { clientId: string; dailyCallLimit: number; calls: number };
+}
+
+/** The number of parameters COUNT_SQL takes (a statement that counts and reads puts its own after them). */
+export const COUNT_ARGUMENTS = 7;
+
+export function countArguments({ subject, burst, client }: CountRequest): unknown[] {
+  return [subject, burst.windowS, burst.limit, client?.clientId ?? null, client?.dailyCallLimit ?? 0, client?.calls ?? 1, DAILY_LIMIT_MARGIN];
+}
+
+/** Reads api_count_call's answer. */
+export function countOf({ burst, client }: CountRequest, row: { window_calls: number; reset_s: number; daily_calls: number | null; daily_reset_s: number }): CallCount {
   const burstExceeded = row.window_calls > burst.limit;
-  if (Math.random() < 0.001) await db.query(`DELETE FROM api_rate_window WHERE window_start < now() - interval '10 minutes'`);
   return {
     limit: burst.limit,
     remaining: Math.max(0, burst.limit - row.window_calls),
     resetS: row.reset_s,
     burstExceeded,
     dailyExceeded: !!client && !burstExceeded && row.daily_calls === null,
+    dailyCallLimit: client?.dailyCallLimit,
     callsToday: row.daily_calls ?? undefined,
     dailyResetS: row.daily_reset_s,
   };
+}
+
+export async function countCall(db: pg.Pool, request: CountRequest): Promise<CallCount> {
+  const result = await db.query({ name: 'api-count-call', text: COUNT_SQL, values: countArguments(request) });
+  await sweepOldWindows(db);
+  return countOf(request, result.rows[0]);
+}
+
+/** Now and then (one count in a thousand), removes the windows that ended long ago. */
+export async function sweepOldWindows(db: pg.Pool): Promise<void> {
+  if (Math.random() < 0.001) await db.query(`DELETE FROM api_rate_window WHERE window_start < now() - interval '10 minutes'`);
 }
 
 /**

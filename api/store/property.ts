@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Queryable } from '../limits/counted-query.js';
 import { visibleTo } from './visibility.js';
 
 /**
@@ -54,7 +54,7 @@ LEFT JOIN LATERAL (
 LEFT JOIN LATERAL (SELECT count(*)::int AS section_count FROM section WHERE country = p.country AND property_cadastre_id = p.cadastre_id) s ON true
 LEFT JOIN LATERAL (
   SELECT count(*)::int AS unit_count FROM unit
-  WHERE country = p.country AND (cadastre_id = p.cadastre_id OR cadastre_id IN (SELECT cadastre_id FROM section WHERE country = p.country AND property_cadastre_id = p.cadastre_id))
+  WHERE country = p.country AND cadastre_id = ANY (ARRAY(SELECT p.cadastre_id UNION ALL SELECT cadastre_id FROM section WHERE country = p.country AND property_cadastre_id = p.cadastre_id))
 ) u ON true
 LEFT JOIN LATERAL (
   SELECT json_agg(api_address(a) ORDER BY a.street_name, a.house_number, a.house_letter NULLS FIRST, a.address_id) AS list
@@ -64,14 +64,14 @@ WHERE ${visibleTo('$3', 'p.country', 'p.cadastre_id')}`;
 
 export type PropertyJson = Record<string, unknown> & { cadastreId: string };
 
-export async function fetchProperties(db: pg.Pool | pg.PoolClient, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
+export async function fetchProperties(db: Queryable, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
   // Named: prepared once per connection (planning it costs more than running it).
   const result = await db.query({ name: 'api-properties', text: PROPERTY_SQL, values: [country, cadastreIds, sandbox] });
   return new Map(result.rows.map((row) => [row.cadastre_id, row.property]));
 }
 
 /** True when the property exists in the served registers and the caller may see it. */
-export async function propertyVisible(db: pg.Pool | pg.PoolClient, country: string, cadastreId: string, sandbox: boolean): Promise<boolean> {
+export async function propertyVisible(db: Queryable, country: string, cadastreId: string, sandbox: boolean): Promise<boolean> {
   const result = await db.query({
     name: 'api-property-visible',
     text: `SELECT 1 FROM (

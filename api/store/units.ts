@@ -11,7 +11,7 @@ export async function fetchUnits(db: pg.Pool, country: string, cadastreId: strin
         'energyLabel', u.energy_label, 'toBeDecommissioned', u.to_be_decommissioned,
         'address', (SELECT api_address(a) FROM address a WHERE a.country = u.country AND a.address_id = u.address_id))) AS unit
      FROM unit u
-     WHERE u.country = $1 AND (u.cadastre_id = $2 OR u.cadastre_id IN (SELECT cadastre_id FROM section WHERE country = $1 AND property_cadastre_id = $2))
+     WHERE u.country = $1 AND u.cadastre_id = ANY (ARRAY(SELECT $2::text UNION ALL SELECT cadastre_id FROM section WHERE country = $1 AND property_cadastre_id = $2))
      ORDER BY u.building_number NULLS LAST, u.unit_number, u.unit_id`,
     [country, cadastreId],
   );
