@@ -83,6 +83,7 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
   let changed = false;
   await withTransaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [ledgerId]);
+    await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]); // names the run on change events (docs/webhooks.md)
     const ledger = await client.query<{ outcome: string }>(`SELECT outcome FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`, [request.runId, ledgerId]);
     if (ledger.rows[0]?.outcome === 'published') return;
     const counts = await mergeDerived(client, dataset, stagingTable, request.country);

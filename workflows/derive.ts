@@ -5,6 +5,7 @@ import type { PlannedDerivation } from '../activities/derive.js';
 import type { Country } from '../sources/source-adapter.js';
 import { RUN_ID_KEY } from './search-attributes.js';
 import { formatRunId } from './run-id.js';
+import { dispatchPendingEvents } from './deliver-dispatch.js';
 
 // A dataset is one long set-based computation and one merge: no heartbeat progress to resume
 // from, so a retry computes again (idempotent: the publish checks the ledger first).
@@ -66,5 +67,6 @@ export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummar
       for (const step of planned.filter((s) => s.country === country)) await derive(step);
     }),
   );
+  await dispatchPendingEvents(); // webhooks for what the datasets changed (docs/webhooks.md)
   return finishRun({ runId });
 }
