@@ -177,8 +177,10 @@ BEGIN
     RETURN NULL;
   END IF;
   IF TG_OP = 'DELETE' THEN
-    -- Rows of other, finished transactions are stale; uncommitted ones are invisible here.
-    DELETE FROM event_party_removed WHERE xact_id <> pg_current_xact_id();
+    -- Rows of other, finished transactions are stale; uncommitted ones are invisible here. Rows
+    -- another publish is removing right now are skipped, not waited for.
+    DELETE FROM event_party_removed WHERE ctid IN (
+      SELECT ctid FROM event_party_removed WHERE xact_id <> pg_current_xact_id() FOR UPDATE SKIP LOCKED);
     INSERT INTO event_party_removed (country, transaction_id, org_scheme, org_id)
     SELECT DISTINCT r.country, r.transaction_id, r.org_scheme, r.org_id
     FROM old_rows r JOIN event_company_watch('TRANSACTION_REGISTERED') w ON w.org_scheme = r.org_scheme AND w.org_id = r.org_id;
