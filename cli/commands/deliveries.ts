@@ -24,6 +24,10 @@ export async function listDeliveriesCommand(options: { subscription?: string; li
        FROM subscription WHERE subscription_id = $1`,
       [options.subscription],
     )).rows[0];
+    if (!row && !items.length) {
+      console.error(`no subscription ${options.subscription} and no deliveries for it`);
+      return 1;
+    }
     // A deleted subscription's deliveries stay listed.
     subscription = row ?? { id: options.subscription, status: 'DELETED' };
   }
