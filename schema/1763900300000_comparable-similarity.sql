@@ -26,12 +26,12 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN round((
     0.35 * (1 / (1 + greatest(distance_m, 0) / 750))
   + 0.25 * CASE WHEN size_m2 > 0 AND other_size_m2 > 0 THEN exp(-abs(ln(size_m2 / other_size_m2)) / 0.35) ELSE 0 END
-  + 0.15 * CASE WHEN building_type = other_building_type THEN 1
+  + 0.15 * CASE WHEN building_type = other_building_type THEN 1.0::double precision
                 WHEN building_class(building_type) = building_class(other_building_type) THEN 0.5
                 ELSE 0 END
-  + 0.15 * CASE WHEN built_year IS NULL OR other_built_year IS NULL THEN 0.5
-                ELSE exp(-abs(built_year - other_built_year) / 25.0) END
-  + 0.10 * CASE WHEN property_type = other_property_type THEN 1 ELSE 0 END
+  + 0.15 * CASE WHEN built_year IS NULL OR other_built_year IS NULL THEN 0.5::double precision
+                ELSE exp(-abs(built_year - other_built_year)::double precision / 25) END
+  + 0.10 * CASE WHEN property_type = other_property_type THEN 1.0::double precision ELSE 0 END
   )::numeric, 4)::double precision;
 
 -- Down Migration

@@ -10,6 +10,9 @@
  *
  * The nearest CANDIDATE_POOL sales are the pool the radius and the ranking look at: in a dense
  * town more sales than that can lie within 500 m, and only the nearest of them are weighed.
+ * The KNN is ordered by distance alone (a tie-breaker would turn the index scan into a sort of
+ * every sale); sales at exactly the same distance at the pool's edge come in index order, which
+ * is the same on every run because the sales table is written in transaction-id order.
  */
 export const RADIUS_STEPS_M = [500, 1_000, 2_000, 5_000, 10_000, 25_000] as const;
 export const MIN_COMPARABLES = 5;
@@ -29,8 +32,9 @@ export interface NearestSalesQuery {
 
 /** Rows: subject_id, transaction_id, distance_m, price_per_m2, currency, similarity, radius_m. */
 export function nearestSalesSql(query: NearestSalesQuery): string {
-  const steps = `ARRAY[${RADIUS_STEPS_M.join(', ')}]::double precision[]`;
   const widest = RADIUS_STEPS_M[RADIUS_STEPS_M.length - 1];
+  // The smallest step holding MIN_COMPARABLES (NULL when the pool has fewer: the widest).
+  const radius = `CASE ${RADIUS_STEPS_M.slice(0, -1).map((step) => `WHEN w.enough_within_m <= ${step} THEN ${step}`).join(' ')} ELSE ${widest} END`;
   return `
     SELECT s.${query.subjectKey} AS subject_id, c.transaction_id, c.distance_m, c.price_per_m2, c.currency, c.similarity, c.radius_m
     FROM ${query.subjects} s
@@ -47,13 +51,11 @@ export function nearestSalesSql(query: NearestSalesQuery): string {
                  ST_Distance(n.geom, s.geom) AS distance_m
           FROM ${query.candidates} n
           WHERE n.cadastre_id <> s.cadastre_id${query.candidateWhere ? ` AND (${query.candidateWhere})` : ''}
-          ORDER BY n.geom <-> s.geom, n.transaction_id
+          ORDER BY n.geom <-> s.geom
           LIMIT ${CANDIDATE_POOL}
         ) pool
       ) w
-      CROSS JOIN LATERAL (
-        SELECT coalesce(min(step), ${widest}) AS radius_m FROM unnest(${steps}) step WHERE step >= w.enough_within_m
-      ) r
+      CROSS JOIN LATERAL (SELECT ${radius} AS radius_m) r
       WHERE w.distance_m <= r.radius_m
       ORDER BY w.similarity DESC, w.distance_m, w.transaction_id
       LIMIT ${MAX_COMPARABLES}

@@ -28,7 +28,8 @@ export async function createRecentSales(client: pg.PoolClient, country: Country,
      WHERE t.country = $1 AND t.kind = 'SALE' AND t.price_amount > 0
        AND (t.share_denominator IS NULL OR t.share_numerator = t.share_denominator)
        AND t.registered_at >= ($2::date - make_interval(years => ${LOOKBACK_YEARS}))
-       AND t.registered_at < $2::date`,
+       AND t.registered_at < $2::date
+     ORDER BY t.transaction_id`,
     [country, asOf],
   );
   await client.query(`CREATE INDEX ON pg_temp.${SALES_TABLE} USING gist (geom)`);

@@ -33,8 +33,8 @@ export const valuations: DerivedDataset = {
     await client.query(
       `INSERT INTO ${stagingTable} (country, cadastre_id, currency, value_estimate, value_low, value_high,
                                     rent_estimate_per_m2_year, rent_low, rent_high, method, valued_at)
-       SELECT $1, v.cadastre_id, $3, round(v.estimate, -3), round(v.estimate * $6, -3), round(v.estimate * $7, -3),
-              round(v.estimate * v.yield / v.size_m2, 0), round(v.estimate * $6 * v.yield / v.size_m2, 0), round(v.estimate * $7 * v.yield / v.size_m2, 0),
+       SELECT $1, v.cadastre_id, $3, round(v.estimate, -3), round(v.estimate * $6::numeric, -3), round(v.estimate * $7::numeric, -3),
+              round(v.estimate * v.yield / v.size_m2::numeric, 0), round(v.estimate * $6::numeric * v.yield / v.size_m2::numeric, 0), round(v.estimate * $7::numeric * v.yield / v.size_m2::numeric, 0),
               'AVM', $2::date::timestamp AT TIME ZONE 'UTC'
        FROM (
          SELECT f.cadastre_id, f.size_m2, ${grossYieldSql('f')}::numeric AS yield,
