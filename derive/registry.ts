@@ -2,9 +2,11 @@ import type { Country } from '../sources/source-adapter.js';
 import type { DerivedDataset, DerivedDatasetId } from './dataset.js';
 import { tenants } from './tenants/dataset.js';
 import { utilization } from './utilization/dataset.js';
+import { comparables } from './comparables/dataset.js';
+import { valuations } from './valuations/dataset.js';
 
 /** Every derived dataset the derive workflow computes; add a dataset's module here. */
-export const DATASETS: DerivedDataset[] = [tenants, utilization];
+export const DATASETS: DerivedDataset[] = [tenants, utilization, comparables, valuations];
 
 export const DATASET_IDS = DATASETS.map((dataset) => dataset.id);
 
