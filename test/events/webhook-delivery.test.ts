@@ -268,17 +268,19 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
     expect(attempts.length).toBe(row.attempts);
     expect(receiver.on('/down')).toHaveLength(attempts.length);
     for (const attempt of attempts) expect(attempt).toMatchObject({ status_code: 503, outcome: 'RETRY' });
-    // 1 s, 2 s, then capped at 4 s (±10% jitter), the last one clipped to the horizon.
+    // Waits of 1 s, 2 s, then 4 s (the cap), each ±10% jitter; timers never fire early but may
+    // fire late on a busy machine. The last wait is clipped to end at the horizon.
     const gaps = attempts.slice(1).map((a, i) => (a.started_at.getTime() - attempts[i].started_at.getTime()) / 1000);
     console.log(`attempts of an always-down receiver, seconds apart: ${gaps.map((gap) => gap.toFixed(2)).join(', ')}`);
     expect(attempts.length).toBeGreaterThanOrEqual(5);
-    expect(gaps[0]).toBeGreaterThanOrEqual(RETRY.initialS * 0.9);
-    expect(gaps[1]).toBeGreaterThan(gaps[0] * 1.4);
-    expect(gaps[2]).toBeGreaterThan(gaps[1] * 1.4);
-    for (const gap of gaps) expect(gap).toBeLessThan(RETRY.maxS * 1.1 + 1);
+    const planned = (i: number) => Math.min(RETRY.initialS * 2 ** i, RETRY.maxS);
+    gaps.slice(0, -1).forEach((gap, i) => {
+      expect(gap, `wait ${i + 1}`).toBeGreaterThanOrEqual(planned(i) * 0.9 - 0.05);
+      expect(gap, `wait ${i + 1}`).toBeLessThanOrEqual(planned(i) * 1.1 + 2);
+    });
     const span = (attempts.at(-1)!.started_at.getTime() - attempts[0].started_at.getTime()) / 1000;
-    expect(span).toBeGreaterThanOrEqual(RETRY.horizonS - RETRY.maxS);
-    expect(span).toBeLessThanOrEqual(RETRY.horizonS + 1);
+    expect(span).toBeGreaterThanOrEqual(RETRY.horizonS - 2.5);
+    expect(span).toBeLessThanOrEqual(RETRY.horizonS + 3);
   });
 
   it('deleting a subscription stops its pending delivery before the next attempt, and it gets nothing more', { timeout: 60_000 }, async () => {
