@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Config } from '../lib/config.js';
 import { TokenResolver } from './auth/tokens.js';
+import { CallBatcher } from './limits/call-counter.js';
 import { deriveKey } from './secrets/master-key.js';
 
 /** What every route needs: the store, the settings and the keys derived from the master key. */
@@ -9,6 +10,8 @@ export interface ApiContext {
   config: Config;
   baseUrl: string;
   tokens: TokenResolver;
+  /** Counts each request in the store (rate window and day), many requests per statement. */
+  calls: CallBatcher;
   keys: { pageToken: Buffer; documentUrl: Buffer; webhookSecret: Buffer };
   /** Requests per window for callers without a valid token (keyed by IP address). */
   anonymousBurst: { limit: number; windowS: number };
@@ -22,6 +25,7 @@ export function createContext(db: pg.Pool, config: Config, masterKey: Buffer, ba
     config,
     baseUrl,
     tokens: new TokenResolver(db),
+    calls: new CallBatcher(db),
     keys: {
       pageToken: deriveKey(masterKey, 'page-token'),
       documentUrl: deriveKey(masterKey, 'document-url'),

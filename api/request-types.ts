@@ -13,8 +13,6 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
-    /** The handler's first query counts the call (api/limits/counted-query.ts): one round trip. */
-    countInQuery?: boolean;
   }
 }
 

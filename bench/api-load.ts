@@ -1,6 +1,7 @@
 /**
  * API load benchmark: GET /coordinates/{country}/{lat}/{lon} and GET /properties/{country}/{id}
- * over loopback with autocannon, side by side with a bare pgbench of the same SQL (the ceiling).
+ * over loopback with wrk (a C load generator: it leaves the two cores to the API and PostgreSQL),
+ * side by side with a bare pgbench of the same SQL (the ceiling).
  * Reads an already loaded store (the demo's, or `npm run bench`'s national-size one):
  *
  *   npm run build && node dist/bench/api-load.js --database-url postgres://…/nordprop_bench [--duration 20] [--connections 32]
@@ -17,10 +18,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../lib/config.js';
-import { LOOKUP_SQL } from '../store/coordinate-lookup.js';
+import { COORDINATE_SQL } from '../api/store/coordinates.js';
 import { PROPERTY_SQL } from '../api/store/property.js';
 import { createClient } from '../api/auth/clients.js';
 
@@ -86,16 +86,24 @@ async function startApi(port: number): Promise<ChildProcess> {
   return child;
 }
 
+/** wrk on the paths in turn (bench/wrk-paths.lua), its figures read from the JSON line the script prints. */
 async function loadGenerator(baseUrl: string, token: string, paths: string[]): Promise<Measurement> {
-  let next = 0;
-  const result = await autocannon({
-    url: baseUrl,
-    connections,
-    duration,
-    headers: { authorization: `Bearer ${token}` },
-    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
-  });
-  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors + result.non2xx };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-wrk-'));
+  try {
+    const pathsFile = path.join(dir, 'paths.txt');
+    await writeFile(pathsFile, `${paths.join('\n')}\n`);
+    const { stdout } = await run(
+      'wrk',
+      ['-t', '2', '-c', String(connections), '-d', `${duration}s`, '-H', `Authorization: Bearer ${token}`, '-s', path.join(PROJECT_ROOT, 'bench/wrk-paths.lua'), baseUrl],
+      { env: { ...process.env, NORDPROP_BENCH_PATHS: pathsFile }, maxBuffer: 16 * 1024 * 1024 },
+    );
+    const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
+    if (!line) throw new Error(`wrk printed no figures:\n${stdout}`);
+    const figures = JSON.parse(line) as { requests: number; durationUs: number; p50Us: number; p99Us: number; errors: number };
+    return { requestsPerSecond: figures.requests / (figures.durationUs / 1e6), p50Ms: figures.p50Us / 1000, p99Ms: figures.p99Us / 1000, errors: figures.errors };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** pgbench of one statement, with per-transaction latencies logged for the percentiles. */
@@ -162,7 +170,7 @@ async function main(): Promise<void> {
     log(`pgbench of the coordinate lookup`);
     const coordinatesSql = await pgbench(
       `\\set i random(1, ${pointRows.length})\nSELECT lat, lon FROM api_bench_point WHERE i = :i \\gset\n` +
-        `${asPgbench(LOOKUP_SQL, [[/\$1/g, `'NO'`], [/\$2/g, ':lat'], [/\$3/g, ':lon']]).replace(/\s+/g, ' ')};\n`,
+        `${asPgbench(COORDINATE_SQL, [[/\$1/g, `'NO'`], [/\$2/g, ':lat'], [/\$3/g, ':lon']]).replace(/\s+/g, ' ')};\n`,
     );
     log(`GET /properties: ${duration} s, ${connections} connections`);
     const propertyApi = await loadGenerator(baseUrl, token, propertyPaths);
@@ -193,14 +201,14 @@ function render(m: Record<'coordinatesApi' | 'coordinatesSql' | 'propertyApi' | 
     '## REST API on loopback',
     '',
     `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; ${connections} connections, ${duration} s each, ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator.`,
-    'The API does per request: the token (cached), one statement counting the call (rate window and day), the lookup, and for a hit one more for the buildings.',
-    'pgbench runs the same lookup SQL (plus a primary-key read of the random point) with prepared statements.',
+    'The API does per request: the token (cached in the process) and one statement that counts the call (rate window and day) and reads the answer; the load generator is wrk, cycling through real address points and properties.',
+    'pgbench runs the same read SQL, without the count, with prepared statements (plus a primary-key read of the random point or property per transaction).',
     '',
     '| what | requests/s | p50 ms | p99 ms | errors |',
     '|---|---|---|---|---|',
-    row('GET /coordinates/NO/{lat}/{lon} (autocannon)', m.coordinatesApi),
+    row('GET /coordinates/NO/{lat}/{lon} (wrk)', m.coordinatesApi),
     row('coordinate lookup SQL (pgbench)', m.coordinatesSql),
-    row('GET /properties/NO/{cadastreId} (autocannon)', m.propertyApi),
+    row('GET /properties/NO/{cadastreId} (wrk)', m.propertyApi),
     row('property SQL (pgbench)', m.propertySql),
     '',
     `Coordinates: the API reaches ${share(m.coordinatesApi, m.coordinatesSql)} of the bare query's throughput (target ≥ 70%, p99 < 10 ms). Properties: ${share(m.propertyApi, m.propertySql)}.`,

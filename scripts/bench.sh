@@ -10,6 +10,7 @@ cd "$(nordprop_root)"
 
 ensure_toolchain
 ensure_apt_package gdal-bin ogr2ogr
+ensure_apt_package wrk wrk
 
 # The compiled benchmark (dist/, like the worker it starts), not tsx: realistic numbers.
 # The machine's .env is not read: the benchmark sets every setting it depends on.

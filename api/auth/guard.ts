@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { ApiProblem } from '../problem.js';
 import { sendProblem } from '../error-handler.js';
-import { countCall, type CountRequest } from '../limits/call-counter.js';
-import { applyCount, setRateLimitHeaders, settleDeferredCount } from '../limits/counted-query.js';
+import type { CallCount, CountRequest } from '../limits/call-counter.js';
 import '../request-types.js';
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i;
@@ -11,8 +10,7 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i;
 /**
  * Every request: resolve the bearer token (when the route needs one), count the call in the
  * short window and the client's day, set the RateLimit headers, then answer 429 / 401 / 403
- * before any handler runs. A route marked `countInQuery` counts an allowed call in its first
- * statement instead; if it never gets there, the call is counted as its response is sent.
+ * before any handler runs.
  */
 export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -27,16 +25,18 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
       }
     }
     const caller = request.caller;
-    const count: CountRequest = caller
-      ? { subject: `client:${caller.clientId}`, burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit, calls: 1 } }
-      : { subject: `ip:${request.ip}`, burst: ctx.anonymousBurst };
-    const allowed = !authFailure && (access === 'public' || access === 'token' || caller!.scopes.includes(access));
-    // A hot read route counts the call in its own statement (limits/counted-query.ts).
-    if (allowed && caller && request.routeOptions.config?.countInQuery) {
-      request.deferredCount = { request: count, settled: false };
-      return;
+    const count = await ctx.calls.count(
+      caller
+        ? { subject: `client:${caller.clientId}`, burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit } }
+        : anonymous(ctx, request),
+    );
+    setRateLimitHeaders(reply, count);
+    if (count.burstExceeded) {
+      throw new ApiProblem(429, 'RATE_LIMITED', `more than ${count.limit} requests in the current window; retry in ${count.resetS} s`, { 'Retry-After': String(count.resetS) });
     }
-    applyCount(reply, await countCall(ctx.db, count));
+    if (count.dailyExceeded) {
+      throw new ApiProblem(429, 'DAILY_LIMIT_EXCEEDED', `the daily call limit of ${count.dailyCallLimit} is reached; it resets at 00:00 UTC`, { 'Retry-After': String(count.dailyResetS) });
+    }
     if (authFailure) {
       throw new ApiProblem(401, 'UNAUTHORIZED', authFailure, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
     }
@@ -44,12 +44,20 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
       throw new ApiProblem(403, 'INSUFFICIENT_SCOPE', `this operation needs scope ${access}`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${access}"` });
     }
   });
-  app.addHook('onSend', async (request, reply) => settleDeferredCount(ctx.db, request, reply));
+}
+
+const anonymous = (ctx: ApiContext, request: FastifyRequest): CountRequest => ({ subject: `ip:${request.ip}`, burst: ctx.anonymousBurst });
+
+export function setRateLimitHeaders(reply: FastifyReply, count: CallCount): void {
+  reply.header('RateLimit-Limit', String(count.limit));
+  reply.header('RateLimit-Remaining', String(count.remaining));
+  reply.header('RateLimit-Reset', String(count.resetS));
 }
 
 /** A request the router cannot even read (a broken URL encoding): counted by address, then 400. */
 export function rejectUnroutable(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply, problem: ApiProblem): void {
-  countCall(ctx.db, { subject: `ip:${request.ip}`, burst: ctx.anonymousBurst })
+  ctx.calls
+    .count(anonymous(ctx, request))
     .then((count) => setRateLimitHeaders(reply, count))
     .catch((error) => request.log.error({ err: error }, 'counting an unroutable request failed'))
     .finally(() => sendProblem(ctx.baseUrl, problem, request, reply));

@@ -14,60 +14,116 @@ export interface CallCount {
   dailyResetS: number;
 }
 
-/**
- * Counts one request in the subject's short window and, for a client, `calls` calls in its UTC
- * day, in one round trip (api_count_call, schema/1763900000000_api-call-count-shards.sql). Both
- * counts live in the store, so every API process sees the same numbers; they are kept in
- * per-session shards so that concurrent requests of one client do not queue on one row. A
- * request over the burst limit is not counted against the day; a day's count never passes the
- * client's daily limit.
- */
-const COUNT_SQL = `SELECT window_calls, reset_s, daily_calls, daily_reset_s FROM api_count_call($1, $2, $3, $4, $5, $6, $7)`;
-
-/**
- * Within this many calls of the daily limit, counting is serialized per client so the limit
- * holds exactly; it only has to exceed the number of a client's requests in flight at once.
- */
-const DAILY_LIMIT_MARGIN = 256;
-
 /** One request to count: its rate-limit subject (`client:<id>` or `ip:<address>`) and, for a client, its day. */
 export interface CountRequest {
   subject: string;
   burst: { limit: number; windowS: number };
-  client?: { clientId: string; dailyCallLimit: number; calls: number };
+  client?: { clientId: string; dailyCallLimit: number };
 }
 
-/** The number of parameters COUNT_SQL takes (a statement that counts and reads puts its own after them). */
-export const COUNT_ARGUMENTS = 7;
+/**
+ * Within this many calls of the daily limit, counting is serialized per client so the limit
+ * holds exactly; it only has to exceed the number of a client's calls in flight at once.
+ */
+const DAILY_LIMIT_MARGIN = 256;
 
-export function countArguments({ subject, burst, client }: CountRequest): unknown[] {
-  return [subject, burst.windowS, burst.limit, client?.clientId ?? null, client?.dailyCallLimit ?? 0, client?.calls ?? 1, DAILY_LIMIT_MARGIN];
+/** At most this many requests in one counting statement. */
+const MAX_BATCH = 1000;
+
+interface Waiting {
+  request: CountRequest;
+  resolve(count: CallCount): void;
+  reject(error: unknown): void;
 }
 
-/** Reads api_count_call's answer. */
-export function countOf({ burst, client }: CountRequest, row: { window_calls: number; reset_s: number; daily_calls: number | null; daily_reset_s: number }): CallCount {
-  const burstExceeded = row.window_calls > burst.limit;
-  return {
-    limit: burst.limit,
-    remaining: Math.max(0, burst.limit - row.window_calls),
-    resetS: row.reset_s,
-    burstExceeded,
-    dailyExceeded: !!client && !burstExceeded && row.daily_calls === null,
-    dailyCallLimit: client?.dailyCallLimit,
-    callsToday: row.daily_calls ?? undefined,
-    dailyResetS: row.daily_reset_s,
-  };
-}
+/**
+ * Counts every request of this API process in the store (api_count_requests,
+ * schema/1763900000000_api-call-count-shards.sql), so that all processes share the same windows
+ * and days and `callsToday` is exact. A count is a write, and a write per request cost the
+ * database as much as the lookup it guarded, so counts are committed in groups: while one
+ * counting statement runs, the requests arriving meanwhile wait and go together in the next.
+ * An idle API counts each request at once (one statement, as before); a busy one writes a
+ * fraction of a row per request. Every request is counted before it is answered.
+ */
+export class CallBatcher {
+  private waiting: Waiting[] = [];
+  private flushing = false;
 
-export async function countCall(db: pg.Pool, request: CountRequest): Promise<CallCount> {
-  const result = await db.query({ name: 'api-count-call', text: COUNT_SQL, values: countArguments(request) });
-  await sweepOldWindows(db);
-  return countOf(request, result.rows[0]);
-}
+  constructor(private readonly db: pg.Pool) {}
 
-/** Now and then (one count in a thousand), removes the windows that ended long ago. */
-export async function sweepOldWindows(db: pg.Pool): Promise<void> {
-  if (Math.random() < 0.001) await db.query(`DELETE FROM api_rate_window WHERE window_start < now() - interval '10 minutes'`);
+  count(request: CountRequest): Promise<CallCount> {
+    return new Promise<CallCount>((resolve, reject) => {
+      this.waiting.push({ request, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
+        try {
+          await this.countBatch(batch);
+        } catch (error) {
+          for (const waiting of batch) waiting.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async countBatch(batch: Waiting[]): Promise<void> {
+    // One row per subject, in subject order: every session then takes its row and advisory
+    // locks in the same order, so two batches cannot deadlock.
+    const bySubject = new Map<string, Waiting[]>();
+    for (const waiting of batch) {
+      const list = bySubject.get(waiting.request.subject);
+      if (list) list.push(waiting);
+      else bySubject.set(waiting.request.subject, [waiting]);
+    }
+    const subjects = [...bySubject.keys()].sort();
+    const firsts = subjects.map((subject) => bySubject.get(subject)![0].request);
+    const result = await this.db.query({
+      name: 'api-count-requests',
+      text: `SELECT r.* FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::int[]) WITH ORDINALITY
+               AS b(subject, window_s, burst_limit, requests, client_id, daily_limit, i)
+             CROSS JOIN LATERAL api_count_requests(b.subject, b.window_s, b.burst_limit, b.requests, b.client_id, b.daily_limit, $7) r
+             ORDER BY b.i`,
+      values: [
+        subjects,
+        firsts.map((r) => r.burst.windowS),
+        firsts.map((r) => r.burst.limit),
+        subjects.map((subject) => bySubject.get(subject)!.length),
+        firsts.map((r) => r.client?.clientId ?? null),
+        firsts.map((r) => r.client?.dailyCallLimit ?? 0),
+        DAILY_LIMIT_MARGIN,
+      ],
+    });
+    subjects.forEach((subject, i) => {
+      const row = result.rows[i];
+      const requests = bySubject.get(subject)!;
+      const windowBefore = row.window_calls - requests.length;
+      requests.forEach((waiting, k) => {
+        const { burst, client } = waiting.request;
+        const burstExceeded = k >= row.admitted;
+        const charged = k < row.daily_charged;
+        waiting.resolve({
+          limit: burst.limit,
+          remaining: Math.max(0, burst.limit - (windowBefore + k + 1)),
+          resetS: row.reset_s,
+          burstExceeded,
+          dailyExceeded: !!client && !burstExceeded && !charged,
+          dailyCallLimit: client?.dailyCallLimit,
+          // The k-th charged call of the group saw the day's total as it was after it.
+          callsToday: client && charged ? row.daily_calls - (row.daily_charged - 1 - k) : undefined,
+          dailyResetS: row.daily_reset_s,
+        });
+      });
+    });
+    if (Math.random() < 0.001) await this.db.query(`DELETE FROM api_rate_window WHERE window_start < now() - interval '10 minutes'`);
+  }
 }
 
 /**
@@ -76,8 +132,8 @@ export async function sweepOldWindows(db: pg.Pool): Promise<void> {
  */
 export async function chargeCalls(db: pg.Pool, client: { clientId: string; dailyCallLimit: number }, calls: number): Promise<boolean> {
   if (calls <= 0) return true;
-  const result = await db.query(`SELECT api_count_daily($1, $2, $3, $4) AS total`, [client.clientId, calls, client.dailyCallLimit, DAILY_LIMIT_MARGIN]);
-  return result.rows[0].total !== null;
+  const result = await db.query(`SELECT charged FROM api_charge_daily($1, $2, $3, $4, false)`, [client.clientId, calls, client.dailyCallLimit, DAILY_LIMIT_MARGIN]);
+  return result.rows[0].charged === calls;
 }
 
 export async function callsToday(db: pg.Pool, clientId: string): Promise<number> {

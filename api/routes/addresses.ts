@@ -6,7 +6,6 @@ import { countryParam, itemsOf, jsonResponse, operationSchema } from '../schemas
 import { ref } from '../schemas/values.js';
 import { searchAddresses } from '../store/address-search.js';
 import { resolveCoordinate } from '../store/coordinates.js';
-import { countingQueries } from '../limits/counted-query.js';
 import { propertyLinks } from './properties.js';
 import { badRequest } from '../problem.js';
 
@@ -39,7 +38,7 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
   });
 
   app.get('/coordinates/:country/:lat/:lon', {
-    config: { access: 'properties.read', countInQuery: true },
+    config: { access: 'properties.read' },
     schema: operationSchema({
       operationId: 'resolveCoordinate',
       summary: 'The property whose registered boundary covers a WGS84 coordinate, with its buildings and addresses',
@@ -66,9 +65,9 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
         if (!DECIMAL.test(String(raw[name]))) throw badRequest(`${name} "${raw[name]}" is not a decimal number of degrees`);
       }
     },
-    handler: async (request: CoordinateRequest, reply) => {
+    handler: async (request: CoordinateRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);
-      const answer = await resolveCoordinate(countingQueries(ctx.db, request, reply), country, request.params.lat, request.params.lon, callerOf(request).sandbox);
+      const answer = await resolveCoordinate(ctx.db, country, request.params.lat, request.params.lon, callerOf(request).sandbox);
       if (!answer.property) return answer;
       const cadastreId = answer.property.cadastreId as string;
       return { ...answer, property: { ...answer.property, links: propertyLinks(ctx.baseUrl, country, cadastreId) } };

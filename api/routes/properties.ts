@@ -7,7 +7,6 @@ import { itemsOf, jsonResponse, operationSchema, pageQuery, propertyParams } fro
 import { ref } from '../schemas/values.js';
 import { page } from '../paging.js';
 import { fetchProperties, propertyVisible } from '../store/property.js';
-import { countingQueries } from '../limits/counted-query.js';
 import { fetchSections } from '../store/sections.js';
 import { fetchBuildings } from '../store/buildings.js';
 import { fetchUnits } from '../store/units.js';
@@ -61,16 +60,16 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
     });
 
   app.get('/properties/:country/:cadastreId', {
-    config: { access: 'properties.read', countInQuery: true },
+    config: { access: 'properties.read' },
     schema: operationSchema({
       operationId: 'getProperty', summary: 'A property, with links to its sections, buildings and units', tags: ['properties'],
       access: 'properties.read', params: propertyParams, responses: { 200: jsonResponse('The property', ref('Property')) },
     }),
     // The property query itself answers whether the caller may see it: no separate check.
-    handler: async (request: PropertyRequest, reply) => {
+    handler: async (request: PropertyRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const cadastreId = normalCadastreId(country, request.params.cadastreId);
-      const found = (await fetchProperties(countingQueries(ctx.db, request, reply), country, [cadastreId], callerOf(request).sandbox)).get(cadastreId);
+      const found = (await fetchProperties(ctx.db, country, [cadastreId], callerOf(request).sandbox)).get(cadastreId);
       if (!found) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId} in the served registers`);
       return { ...found, links: propertyLinks(ctx.baseUrl, country, cadastreId) };
     },

@@ -1,4 +1,4 @@
-import type { Queryable } from '../limits/counted-query.js';
+import type pg from 'pg';
 import { LOOKUP_SQL, lookupResultOf, validateCoordinate } from '../../store/coordinate-lookup.js';
 import { BUILDING_ORDER, buildingJson, buildingsOf } from './buildings.js';
 import { propertyVisible } from './property.js';
@@ -14,12 +14,12 @@ export interface CoordinateAnswer {
  * property's buildings (the subset the coordinate response carries), in one statement: the
  * endpoint is the hot path, and each round trip is a large share of its time.
  */
-const COORDINATE_SQL = `
+export const COORDINATE_SQL = `
 SELECT l.*, coalesce((SELECT json_agg(${buildingJson(false)} ORDER BY ${BUILDING_ORDER}) ${buildingsOf('$1::text', 'l.cadastre_id')}), '[]') AS buildings
 FROM (${LOOKUP_SQL}) l`;
 
 /** Outside every parcel, or on a property a sandbox may not see: no property, empty arrays. */
-export async function resolveCoordinate(db: Queryable, country: string, lat: number, lon: number, sandbox: boolean): Promise<CoordinateAnswer> {
+export async function resolveCoordinate(db: pg.Pool, country: string, lat: number, lon: number, sandbox: boolean): Promise<CoordinateAnswer> {
   validateCoordinate(lat, lon);
   const result = await db.query({ name: 'api-coordinates', text: COORDINATE_SQL, values: [country, lat, lon] });
   const found = lookupResultOf(country, result.rows[0]);

@@ -1,4 +1,4 @@
-import type { Queryable } from '../limits/counted-query.js';
+import type pg from 'pg';
 import { visibleTo } from './visibility.js';
 
 /**
@@ -64,14 +64,14 @@ WHERE ${visibleTo('$3', 'p.country', 'p.cadastre_id')}`;
 
 export type PropertyJson = Record<string, unknown> & { cadastreId: string };
 
-export async function fetchProperties(db: Queryable, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
+export async function fetchProperties(db: pg.Pool | pg.PoolClient, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
   // Named: prepared once per connection (planning it costs more than running it).
   const result = await db.query({ name: 'api-properties', text: PROPERTY_SQL, values: [country, cadastreIds, sandbox] });
   return new Map(result.rows.map((row) => [row.cadastre_id, row.property]));
 }
 
 /** True when the property exists in the served registers and the caller may see it. */
-export async function propertyVisible(db: Queryable, country: string, cadastreId: string, sandbox: boolean): Promise<boolean> {
+export async function propertyVisible(db: pg.Pool | pg.PoolClient, country: string, cadastreId: string, sandbox: boolean): Promise<boolean> {
   const result = await db.query({
     name: 'api-property-visible',
     text: `SELECT 1 FROM (
