@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import seedrandom from 'seedrandom';
+import { FoldedNormalEquations, HedonicDesign, type HedonicRow } from '../../../derive/valuations/hedonic-model.js';
+
+// Sales generated exactly in the model's form (no noise): the fit must give the coefficients back.
+const TRUTH = { intercept: 14, logSize: 0.8, logSizeSq: -0.05, logPlot: 0.03, age: -0.5, ageSq: 0.4, ageUnknown: -0.1 };
+const SEGMENT: Record<string, number> = { '03:GRUNNEIENDOM': 0.2, '34:GRUNNEIENDOM': -0.2 };
+const MONTHLY_TREND = -0.004; // each month back, prices 0.4 % lower: a straight index, which the smoothing leaves alone
+
+function rows(count: number): HedonicRow[] {
+  const rng = seedrandom.alea('hedonic-test');
+  return Array.from({ length: count }, (_, i) => {
+    const segment = i % 2 ? '03:GRUNNEIENDOM' : '34:GRUNNEIENDOM';
+    const logSize = Math.log((40 + rng() * 300) / 100);
+    const logPlot = Math.log(1 + 200 + rng() * 2000);
+    const age = i % 10 === 0 ? null : rng() * 1.2;
+    const monthsBack = Math.floor(rng() * 61);
+    const logPrice = TRUTH.intercept + SEGMENT[segment] + TRUTH.logSize * logSize + TRUTH.logSizeSq * logSize ** 2 + TRUTH.logPlot * logPlot
+      + (age === null ? TRUTH.ageUnknown : TRUTH.age * age + TRUTH.ageSq * age ** 2) + MONTHLY_TREND * monthsBack;
+    return { fold: i % 5, logPrice, segment, segmentType: 'GRUNNEIENDOM', buildingType: '111', logSize, logPlot, age, monthsBack };
+  });
+}
+
+describe('hedonic model', () => {
+  const design = new HedonicDesign({ segment: Object.keys(SEGMENT), slope: ['GRUNNEIENDOM'], building_type: ['111'] });
+  const equations = new FoldedNormalEquations(design);
+  for (const row of rows(5000)) equations.add(row);
+
+  it('recovers the coefficients of noise-free sales', () => {
+    const { scalars, levels } = equations.solve();
+    expect(equations.count).toBe(5000);
+    expect(scalars.log_size + levels.slope.get('GRUNNEIENDOM')!).toBeCloseTo(TRUTH.logSize, 2);
+    expect(scalars.log_size_sq).toBeCloseTo(TRUTH.logSizeSq, 2);
+    expect(scalars.age).toBeCloseTo(TRUTH.age, 2);
+    expect(scalars.age_sq).toBeCloseTo(TRUTH.ageSq, 2);
+    expect(scalars.age_unknown).toBeCloseTo(TRUTH.ageUnknown, 2);
+    expect(levels.segment.get('03:GRUNNEIENDOM')! - levels.segment.get('34:GRUNNEIENDOM')!).toBeCloseTo(0.4, 2);
+    // The monthly index: month k back is k × 0.4 % below the asOf month.
+    expect(levels.month.get('12')).toBeCloseTo(12 * MONTHLY_TREND, 3);
+    expect(levels.month.get('60')).toBeCloseTo(60 * MONTHLY_TREND, 3);
+  });
+
+  it('fits each fold without its own rows, and the fold models agree on clean data', () => {
+    const full = equations.solve();
+    for (let fold = 0; fold < 5; fold++) {
+      const without = equations.solve(fold);
+      expect(without.scalars.log_size).toBeCloseTo(full.scalars.log_size, 2);
+    }
+    expect(equations.counts).toEqual([1000, 1000, 1000, 1000, 1000]);
+  });
+
+  it('the month index is smooth where a month has no sales', () => {
+    const sparse = new FoldedNormalEquations(design);
+    for (const row of rows(3000).filter((r) => r.monthsBack !== 30)) sparse.add(row);
+    const month = sparse.solve().levels.month;
+    expect(month.get('30')).toBeCloseTo((month.get('29')! + month.get('31')!) / 2, 3);
+  });
+});
