@@ -8,22 +8,25 @@ import { SIGNATURE_HEADER, signatureHeader } from '../events/signature.js';
 import { WebhookPoster } from '../events/post-webhook.js';
 import { loadDeliverySettings } from '../events/delivery-settings.js';
 import { dispatchUndispatched } from '../events/dispatch.js';
-import { loadDelivery, markCancelled, markFailed, recordAttempt, type AttemptOutcome } from '../events/outbox-store.js';
+import { loadDelivery, markCancelled, markFailed, pruneFinished, recordAttempt, type AttemptOutcome } from '../events/outbox-store.js';
 
 /**
  * Starts the deliveries of every undispatched outbox event (events/dispatch.ts). Run after each
  * publish; any run picks up what an earlier one left.
  */
-export async function dispatchEvents(): Promise<{ dispatched: number }> {
+export async function dispatchEvents(): Promise<{ dispatched: number; pruned: number }> {
   const config = loadConfig();
+  const settings = loadDeliverySettings();
   const dispatched = await dispatchUndispatched({
     db: getPool(),
     client: Context.current().client,
     taskQueue: config.taskQueue,
-    retry: loadDeliverySettings().retry,
+    retry: settings.retry,
     onBatch: (count) => Context.current().heartbeat({ dispatched: count }),
   });
-  return { dispatched };
+  // Finished deliveries are kept for `nordprop deliveries` as long as configured, then removed.
+  const pruned = await pruneFinished(getPool(), settings.retentionDays);
+  return { dispatched, pruned };
 }
 
 export interface AttemptResult {
@@ -71,8 +74,16 @@ export async function attemptDelivery(input: { eventId: string; attempt: number 
   }
 
   const body = Buffer.from(JSON.stringify(envelopeOf(delivery.event, config.api.baseUrl)));
-  const secret = openSecret(secretKey(config), subscription.sealedSecret);
   const startedAt = new Date();
+  let secret: string;
+  try {
+    secret = openSecret(secretKey(config), subscription.sealedSecret);
+  } catch {
+    // Sealed under another master key: a configuration error, worth retrying once it is fixed.
+    const error = 'cannot open the subscription secret: this worker’s NORDPROP_API_MASTER_KEY is not the API’s';
+    await recordAttempt(db, { eventId: input.eventId, attempt: input.attempt, startedAt, durationMs: 0, error, outcome: 'RETRY' });
+    return { outcome: 'RETRY', error };
+  }
   const response = await posterFor(settings.timeoutMs, settings.caFile).post(
     subscription.webhookUrl,
     {

@@ -76,6 +76,16 @@ export async function markCancelled(db: pg.Pool, eventId: string, reason: string
   );
 }
 
+/** Deletes (with their attempts) events finished more than `days` ago, at most `limit` per call. */
+export async function pruneFinished(db: pg.Pool, days: number, limit = 10_000): Promise<number> {
+  const result = await db.query(
+    `DELETE FROM event_outbox WHERE event_id IN (
+       SELECT event_id FROM event_outbox WHERE finished_at < now() - make_interval(days => $1) LIMIT $2)`,
+    [days, limit],
+  );
+  return result.rowCount ?? 0;
+}
+
 /**
  * The next undispatched events, oldest first, locked for this transaction: concurrent
  * dispatchers take different rows, and a crash before COMMIT leaves them for the next one.

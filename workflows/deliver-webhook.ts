@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { isCancellation, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { AttemptResult } from '../activities/deliveries.js';
 import type { DeliverWebhookInput } from '../events/dispatch.js';
@@ -28,7 +28,15 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
   const started = Date.now();
   let interval = retry.initialIntervalMs;
   for (let attempt = 1; ; attempt++) {
-    const result = await attemptDelivery({ eventId: input.eventId, attempt });
+    let result: AttemptResult;
+    try {
+      result = await attemptDelivery({ eventId: input.eventId, attempt });
+    } catch (error) {
+      // The attempt itself could not run (database unreachable through all its retries): a
+      // failed attempt like any other, retried on the same schedule.
+      if (isCancellation(error)) throw error;
+      result = { outcome: 'RETRY', error: error instanceof Error ? error.message : String(error) };
+    }
     if (result.outcome !== 'RETRY') return { ...result, attempts: attempt };
     const remaining = retry.horizonMs - (Date.now() - started);
     if (remaining <= 0) {
