@@ -31,12 +31,14 @@ afterAll(async () => {
 const stagedRows = async (table: string) =>
   (await getPool().query(`SELECT src_pos, row_hash::text, xmin::text AS written_by FROM ${table} ORDER BY src_pos`)).rows;
 
+type StagedRun = Awaited<ReturnType<typeof stageArtifact>>;
+
 describe('stage resume', () => {
   it('heartbeats committed chunks, and a retry keeps them and re-stages only the rest', async () => {
     const heartbeats: ProgressDetails[] = [];
     const first = new MockActivityEnvironment();
     first.on('heartbeat', (details: ProgressDetails) => heartbeats.push(details));
-    const staged = await first.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    const staged: StagedRun = await first.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
     expect(staged.rowsStaged).toBe(47);
     // Chunks of 10 rows: lines 2–11, 12–21, … each committed and reported.
     expect(heartbeats.map((h) => h.committedPosition).filter((p, i, all) => all.indexOf(p) === i)).toEqual([11, 21, 31, 41, 48]);
@@ -44,7 +46,7 @@ describe('stage resume', () => {
 
     // The attempt "crashed" after the chunk ending at line 21 was committed.
     const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: { phase: 'stage', bytes: 0, totalBytes: null, rows: 20, rejected: 0, committedPosition: 21 } });
-    const resumed = await retry.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    const resumed: StagedRun = await retry.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
     expect(resumed.rowsStaged).toBe(47);
     const after = await stagedRows(resumed.stagingTable);
     expect(after.map((r) => [r.src_pos, r.row_hash])).toEqual(before.map((r) => [r.src_pos, r.row_hash]));

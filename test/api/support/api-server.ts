@@ -55,7 +55,7 @@ export async function clientWithToken(db: pg.Pool, baseUrl: string, options: Par
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: issued.clientId, client_secret: issued.clientSecret }),
   });
-  const body = await response.json();
+  const body = (await response.json()) as { access_token: string };
   if (response.status !== 200) throw new Error(`token request failed: ${JSON.stringify(body)}`);
   return { ...issued, token: body.access_token };
 }

@@ -44,7 +44,7 @@ describe('sample areas', () => {
     const kretsBoxes = rectangles(grunnkretser.bytes);
     const postalBoxes = rectangles(postal.bytes);
     const kretsNames = new Map(staged(grunnkretser.records, columns).map((g) => [g.area_code, g.name]));
-    const postalMunicipality = new Map(staged(postal.records, columns).map((p) => [p.area_code, p.municipality_code]));
+    const postalMunicipality = new Map(staged(postal.records, columns).map((p) => [String(p.area_code), String(p.municipality_code)]));
     let addresses = 0;
     for (const parcel of parcelsOfPlan(plan)) {
       for (const address of parcel.addresses) {
