@@ -11,6 +11,9 @@
  * - `segment`: the market segment of the valuation model, municipality group (county: the first
  *   two digits of the municipality code, fylke or län) × `segment_type` (Norway: the property
  *   type; Sweden, where every unit is a FASTIGHET: the main building's objekttyp);
+ * - `model_class`: what the valuation model's size and plot effects are specific to: the segment
+ *   type and the building type's first two digits in Norway (houses 11x, holiday homes 16x,
+ *   offices 31x, ...; a section: its use, BOLIG or NAERING), the main building's purpose in Sweden;
  * - `geom`: a point in the country's metric CRS (the main building's point, else the parcel's
  *   point on surface), so `<->` and ST_Distance are metres.
  */
@@ -62,7 +65,7 @@ export async function createPropertyFeatures(client: pg.PoolClient, country: Cou
        GROUP BY pp.cadastre_id
      ),
      featured AS (
-       SELECT po.cadastre_id, po.property_type, po.municipality_code,
+       SELECT po.cadastre_id, po.property_type, po.municipality_code, se.use_type AS section_use,
               CASE WHEN $1 = 'SE' THEN ba.main_footprint
                    WHEN ua.area > 0 THEN ua.area
                    WHEN po.property_type = 'EIERSEKSJON' THEN NULL
@@ -74,10 +77,13 @@ export async function createPropertyFeatures(client: pg.PoolClient, country: Cou
        LEFT JOIN building_area ba ON ba.cadastre_id = po.stands_on
        LEFT JOIN main_building mb ON mb.cadastre_id = po.stands_on
        LEFT JOIN plot pl ON pl.cadastre_id = po.stands_on
+       LEFT JOIN section se ON se.country = $1 AND se.cadastre_id = po.cadastre_id
      )
      SELECT cadastre_id, property_type, municipality_code, size_m2, building_type, built_year, coalesce(plot_m2, 0) AS plot_m2,
             CASE WHEN $1 = 'SE' THEN coalesce(split_part(building_type, ';', 1), property_type) ELSE property_type END AS segment_type,
             left(municipality_code, 2) || ':' || CASE WHEN $1 = 'SE' THEN coalesce(split_part(building_type, ';', 1), property_type) ELSE property_type END AS segment,
+            CASE WHEN $1 = 'SE' THEN coalesce(building_type, property_type) WHEN property_type = 'EIERSEKSJON' THEN 'EIERSEKSJON:' || coalesce(section_use, 'BOLIG')
+                 ELSE property_type || ':' || coalesce(left(building_type, 2), '') END AS model_class,
             ST_Transform(location, ${srid})::geometry(Point, ${srid}) AS geom
      FROM featured
      WHERE size_m2 > 0 AND location IS NOT NULL`,

@@ -4,14 +4,17 @@
  *
  *   ln price = intercept
  *            + segment effect (municipality group × property type)
- *            + (β + segment-type slope) · ln(size / 100 m²) + γ · ln(size / 100 m²)²
- *            + δ · ln(1 + plot m²)
- *            + age effect (a·age + b·age², age in centuries; one effect for an unknown year)
- *            + building-type effect
+ *            + (β + class slope) · ln(size / 100 m²) + (γ + class curvature) · ln(size / 100 m²)²
+ *            + (δ + class plot slope) · ln(1 + plot m²)
+ *            + age curve: a piecewise-linear spline in the building's age at sale, with knots at
+ *              AGE_KNOTS years (one effect for an unknown built year)
+ *            + class effect + building-type effect
  *            + month effect (the monthly price index, 0 in the asOf month)
+ * where the class is the property's model_class (property type × building type group:
+ * houses, holiday homes, flats, offices ... have their own size and plot elasticities).
  *
  * Penalties keep it well posed when a segment or type has few sales: a ridge (RIDGE) pulls the
- * segment, slope and building-type effects towards 0, and a second-difference penalty
+ * segment, class and building-type effects towards 0, and a second-difference penalty
  * (SMOOTHNESS) makes the month effects a smooth index, so a month with few sales borrows from
  * its neighbours and the months after the last sale continue the trend.
  *
@@ -32,7 +35,7 @@ export interface HedonicRow {
   fold: number;
   logPrice: number;
   segment: string;
-  segmentType: string;
+  modelClass: string;
   buildingType: string;
   /** ln(size / 100). */
   logSize: number;
@@ -44,9 +47,11 @@ export interface HedonicRow {
   monthsBack: number;
 }
 
-export const SCALAR_TERMS = ['intercept', 'log_size', 'log_size_sq', 'log_plot', 'age', 'age_sq', 'age_unknown'] as const;
+/** Knots of the age spline, in years. */
+export const AGE_KNOTS = [5, 15, 30, 60, 90, 120] as const;
+export const SCALAR_TERMS = ['intercept', 'log_size', 'log_size_sq', 'log_plot', 'age', ...AGE_KNOTS.map((k) => `age_${k}` as const), 'age_unknown'] as const;
 export type ScalarTerm = (typeof SCALAR_TERMS)[number];
-export const LEVEL_TERMS = ['segment', 'slope', 'building_type', 'month'] as const;
+export const LEVEL_TERMS = ['segment', 'class', 'slope', 'curvature', 'plot', 'building_type', 'month'] as const;
 export type LevelTerm = (typeof LEVEL_TERMS)[number];
 
 export interface Coefficients {
@@ -59,13 +64,16 @@ export class HedonicDesign {
   readonly columns: number;
   private readonly offsets: Record<LevelTerm, Map<string, number>>;
 
-  constructor(levels: { segment: string[]; slope: string[]; building_type: string[] }) {
+  constructor(levels: { segment: string[]; modelClass: string[]; buildingType: string[] }) {
     let next = SCALAR_TERMS.length;
     const place = (keys: string[]) => new Map(keys.map((key) => [key, next++]));
     this.offsets = {
       segment: place(levels.segment),
-      slope: place(levels.slope),
-      building_type: place(levels.building_type),
+      class: place(levels.modelClass),
+      slope: place(levels.modelClass),
+      curvature: place(levels.modelClass),
+      plot: place(levels.modelClass),
+      building_type: place(levels.buildingType),
       // Month 0 (the asOf month) is the reference: no column.
       month: place(Array.from({ length: INDEX_MONTHS }, (_, k) => String(k + 1))),
     };
@@ -76,12 +84,20 @@ export class HedonicDesign {
   entries(row: HedonicRow): { index: number[]; value: number[] } {
     const index = [0, 1, 2, 3];
     const value = [1, row.logSize, row.logSize * row.logSize, row.logPlot];
+    const unknownAge = SCALAR_TERMS.length - 1;
     if (row.age === null) {
-      index.push(6);
+      index.push(unknownAge);
       value.push(1);
     } else {
-      index.push(4, 5);
-      value.push(row.age, row.age * row.age);
+      index.push(4);
+      value.push(row.age);
+      AGE_KNOTS.forEach((knot, k) => {
+        const hinge = row.age! - knot / 100;
+        if (hinge > 0) {
+          index.push(5 + k);
+          value.push(hinge);
+        }
+      });
     }
     const add = (term: LevelTerm, key: string, x: number) => {
       const column = this.offsets[term].get(key);
@@ -91,7 +107,10 @@ export class HedonicDesign {
       }
     };
     add('segment', row.segment, 1);
-    add('slope', row.segmentType, row.logSize);
+    add('class', row.modelClass, 1);
+    add('slope', row.modelClass, row.logSize);
+    add('curvature', row.modelClass, row.logSize * row.logSize);
+    add('plot', row.modelClass, row.logPlot);
     add('building_type', row.buildingType, 1);
     if (row.monthsBack > 0) add('month', String(Math.min(row.monthsBack, INDEX_MONTHS)), 1);
     return { index, value };
@@ -100,7 +119,7 @@ export class HedonicDesign {
   /** Ridge on the categorical effects, second differences on the month effects (with month 0 fixed at 0). */
   penalty(): Matrix {
     const p = new Matrix(this.columns, this.columns);
-    for (const term of ['segment', 'slope', 'building_type'] as const) for (const column of this.offsets[term].values()) p.set(column, column, RIDGE);
+    for (const term of ['segment', 'class', 'slope', 'curvature', 'plot', 'building_type'] as const) for (const column of this.offsets[term].values()) p.set(column, column, RIDGE);
     const month = (k: number) => (k === 0 ? -1 : this.offsets.month.get(String(k))!);
     for (let k = 1; k < INDEX_MONTHS; k++) {
       const taps: [number, number][] = [[month(k - 1), 1], [month(k), -2], [month(k + 1), 1]];

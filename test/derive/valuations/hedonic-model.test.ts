@@ -3,7 +3,9 @@ import seedrandom from 'seedrandom';
 import { FoldedNormalEquations, HedonicDesign, type HedonicRow } from '../../../derive/valuations/hedonic-model.js';
 
 // Sales generated exactly in the model's form (no noise): the fit must give the coefficients back.
-const TRUTH = { intercept: 14, logSize: 0.8, logSizeSq: -0.05, logPlot: 0.03, age: -0.5, ageSq: 0.4, ageUnknown: -0.1 };
+// The age curve is piecewise linear: -0.9 per century, flattening after 30 years (+0.6) and rising after 90 (+0.5).
+const TRUTH = { intercept: 14, logSize: 0.8, logSizeSq: -0.05, logPlot: 0.03, age: -0.9, age30: 0.6, age90: 0.5, ageUnknown: -0.1 };
+const ageCurve = (age: number) => TRUTH.age * age + TRUTH.age30 * Math.max(0, age - 0.3) + TRUTH.age90 * Math.max(0, age - 0.9);
 const SEGMENT: Record<string, number> = { '03:GRUNNEIENDOM': 0.2, '34:GRUNNEIENDOM': -0.2 };
 const MONTHLY_TREND = -0.004; // each month back, prices 0.4 % lower: a straight index, which the smoothing leaves alone
 
@@ -16,23 +18,28 @@ function rows(count: number): HedonicRow[] {
     const age = i % 10 === 0 ? null : rng() * 1.2;
     const monthsBack = Math.floor(rng() * 61);
     const logPrice = TRUTH.intercept + SEGMENT[segment] + TRUTH.logSize * logSize + TRUTH.logSizeSq * logSize ** 2 + TRUTH.logPlot * logPlot
-      + (age === null ? TRUTH.ageUnknown : TRUTH.age * age + TRUTH.ageSq * age ** 2) + MONTHLY_TREND * monthsBack;
-    return { fold: i % 5, logPrice, segment, segmentType: 'GRUNNEIENDOM', buildingType: '111', logSize, logPlot, age, monthsBack };
+      + (age === null ? TRUTH.ageUnknown : ageCurve(age)) + MONTHLY_TREND * monthsBack;
+    return { fold: i % 5, logPrice, segment, modelClass: 'GRUNNEIENDOM:11', buildingType: '111', logSize, logPlot, age, monthsBack };
   });
 }
 
 describe('hedonic model', () => {
-  const design = new HedonicDesign({ segment: Object.keys(SEGMENT), slope: ['GRUNNEIENDOM'], building_type: ['111'] });
+  const design = new HedonicDesign({ segment: Object.keys(SEGMENT), modelClass: ['GRUNNEIENDOM:11'], buildingType: ['111'] });
   const equations = new FoldedNormalEquations(design);
   for (const row of rows(5000)) equations.add(row);
 
   it('recovers the coefficients of noise-free sales', () => {
     const { scalars, levels } = equations.solve();
     expect(equations.count).toBe(5000);
-    expect(scalars.log_size + levels.slope.get('GRUNNEIENDOM')!).toBeCloseTo(TRUTH.logSize, 2);
-    expect(scalars.log_size_sq).toBeCloseTo(TRUTH.logSizeSq, 2);
-    expect(scalars.age).toBeCloseTo(TRUTH.age, 2);
-    expect(scalars.age_sq).toBeCloseTo(TRUTH.ageSq, 2);
+    expect(scalars.log_size + levels.slope.get('GRUNNEIENDOM:11')!).toBeCloseTo(TRUTH.logSize, 2);
+    expect(scalars.log_size_sq + levels.curvature.get('GRUNNEIENDOM:11')!).toBeCloseTo(TRUTH.logSizeSq, 2);
+    expect(scalars.log_plot + levels.plot.get('GRUNNEIENDOM:11')!).toBeCloseTo(TRUTH.logPlot, 2);
+    // The spline's slope on each piece: -0.9 below 30 years, -0.3 from 30 to 90, +0.2 beyond.
+    const slopeFrom = (from: number) =>
+      scalars.age + [5, 15, 30, 60, 90, 120].filter((k) => k <= from).reduce((sum, k) => sum + scalars[`age_${k}` as keyof typeof scalars], 0);
+    expect(slopeFrom(15)).toBeCloseTo(TRUTH.age, 2);
+    expect(slopeFrom(60)).toBeCloseTo(TRUTH.age + TRUTH.age30, 2);
+    expect(slopeFrom(90)).toBeCloseTo(TRUTH.age + TRUTH.age30 + TRUTH.age90, 2);
     expect(scalars.age_unknown).toBeCloseTo(TRUTH.ageUnknown, 2);
     expect(levels.segment.get('03:GRUNNEIENDOM')! - levels.segment.get('34:GRUNNEIENDOM')!).toBeCloseTo(0.4, 2);
     // The monthly index: month k back is k × 0.4 % below the asOf month.
@@ -44,7 +51,7 @@ describe('hedonic model', () => {
     const full = equations.solve();
     for (let fold = 0; fold < 5; fold++) {
       const without = equations.solve(fold);
-      expect(without.scalars.log_size).toBeCloseTo(full.scalars.log_size, 2);
+      expect(without.scalars.age).toBeCloseTo(full.scalars.age, 2);
     }
     expect(equations.counts).toEqual([1000, 1000, 1000, 1000, 1000]);
   });
