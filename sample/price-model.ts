@@ -50,6 +50,7 @@ const USE_LEVEL: Record<PriceUse, { perM2: number; s0: number }> = {
 };
 
 const NOISE_SIGMA = 0.09;
+const MIN_PRICE = 200_000;
 const Channel = { regional: 201, neighbourhood: 202, municipality: 203, noise: 204 } as const;
 
 const smoothstep = (t: number) => t * t * (3 - 2 * t);
@@ -91,12 +92,13 @@ export function expectedPrice(seedHash: number, p: PricedProperty, day: string):
   const level = USE_LEVEL[p.use];
   const location = locationFactor(seedHash, p);
   if (p.use === 'LAND' || p.floorAreaM2 <= 0) {
-    return Math.max(150_000, level.perM2 * level.s0 * Math.log1p(p.plotAreaM2 / level.s0) * location * marketFactor(p.country, day));
+    return Math.max(MIN_PRICE, level.perM2 * level.s0 * Math.log1p(p.plotAreaM2 / level.s0) * location * marketFactor(p.country, day));
   }
   const effectiveArea = level.s0 * Math.log1p(p.floorAreaM2 / level.s0);
   const age = p.builtYear === null ? 0 : Number(day.slice(0, 4)) - p.builtYear;
   const plot = p.use === 'HOUSE' || p.use === 'HOLIDAY' ? 1 + 0.25 * (1 - Math.exp(-p.plotAreaM2 / 1_500)) : 1;
-  return level.perM2 * effectiveArea * location * ageFactor(age) * plot * (p.leasehold ? 0.8 : 1) * marketFactor(p.country, day);
+  // Nothing with a building on it changes hands for less than a small plot would fetch.
+  return Math.max(MIN_PRICE, level.perM2 * effectiveArea * location * ageFactor(age) * plot * (p.leasehold ? 0.8 : 1) * marketFactor(p.country, day));
 }
 
 /**
