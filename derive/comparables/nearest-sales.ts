@@ -17,7 +17,7 @@
 export const RADIUS_STEPS_M = [500, 1_000, 2_000, 5_000, 10_000, 25_000] as const;
 export const MIN_COMPARABLES = 5;
 export const MAX_COMPARABLES = 10;
-export const CANDIDATE_POOL = 64;
+export const CANDIDATE_POOL = 32;
 
 export interface NearestSalesQuery {
   /** A relation with cadastre_id, geom, size_m2, property_type, building_type, built_year and `subjectKey`. */
