@@ -5,7 +5,7 @@ import { listRuns, showRun } from './commands/runs.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { setupCommand } from './commands/setup.js';
 import { lookupCommand } from './commands/lookup.js';
-import { DEFAULT_EVALUATION_REPORT, evaluateCommand } from './commands/evaluate.js';
+import { DEFAULT_EVALUATION_REPORT, evaluateValuationsCommand } from './commands/evaluate-valuations.js';
 import { workerCommand } from './commands/worker.js';
 import { sampleCommand } from './commands/sample.js';
 import { apiCommand } from './commands/api.js';
@@ -140,14 +140,14 @@ program
   .action(run((o) => lookupCommand({ lat: o.lat, lon: o.lon, country: o.country, json: !!o.json })));
 
 program
-  .command('evaluate')
+  .command('evaluate-valuations')
   .description('judge the valuation model on held-out sales and write the report (docs/derived/valuation-evaluation.md)')
   .addOption(new Option('--country <country>', 'only this country').choices(['NO', 'SE']))
   .option('--as-of <date>', 'value as of this day (YYYY-MM-DD)', new Date().toISOString().slice(0, 10))
   .option('--out <file>', 'write the report here (- for none)', DEFAULT_EVALUATION_REPORT)
   .option('--sample <text>', 'what the database holds, for the report', 'on the registers loaded in the database')
   .addOption(json())
-  .action(run((o) => evaluateCommand({ country: o.country, asOf: o.asOf, out: o.out, sample: o.sample, json: !!o.json })));
+  .action(run((o) => evaluateValuationsCommand({ country: o.country, asOf: o.asOf, out: o.out, sample: o.sample, json: !!o.json })));
 
 program
   .command('api')

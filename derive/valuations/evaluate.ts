@@ -3,7 +3,7 @@
  * the model is fitted on the others exactly as the nightly valuation fits it (hedonic model,
  * folds, blend, interval), and each held-out sale is valued in its own sale month, blended with
  * its comparables among the training sales. Estimates are rounded as published (to 1,000).
- * The report (renderEvaluationReport) is what `nordprop evaluate` writes to
+ * The report (renderEvaluationReport) is what `nordprop evaluate-valuations` writes to
  * docs/derived/valuation-evaluation.md.
  */
 import type pg from 'pg';

@@ -112,7 +112,7 @@ describe('valuations', () => {
       expect(result.accuracy.medianAbsolutePercentageError).toBeGreaterThan(0);
       expect(result.fit.lowLog).toBeLessThan(0);
       expect(result.fit.highLog).toBeGreaterThan(0);
-      const report = renderEvaluationReport([result], { command: 'nordprop evaluate --as-of 2025-06-01', producedAt: '2025-06-01', sample: 'on a test market' });
+      const report = renderEvaluationReport([result], { command: 'nordprop evaluate-valuations --as-of 2025-06-01', producedAt: '2025-06-01', sample: 'on a test market' });
       expect(report).toContain(`| median absolute percentage error | ${result.accuracy.medianAbsolutePercentageError.toFixed(1)} % | ≤ 8 % |`);
       expect(report).toContain(`| PRD | ${result.accuracy.prd.toFixed(3)} | 0.98–1.03 |`);
     } finally {

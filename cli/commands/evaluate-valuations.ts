@@ -9,11 +9,11 @@ import { printJson } from '../output.js';
 export const DEFAULT_EVALUATION_REPORT = path.join(PROJECT_ROOT, 'docs/derived/valuation-evaluation.md');
 
 /**
- * `nordprop evaluate`: the valuation model judged on held-out sales of the loaded registers, per
+ * `nordprop evaluate-valuations`: the valuation model judged on held-out sales of the loaded registers, per
  * country, written as a Markdown report (the committed docs/derived/valuation-evaluation.md is
  * this command's output on the generated sample).
  */
-export async function evaluateCommand(options: { country?: Country; asOf: string; out: string; sample: string; json: boolean }): Promise<number> {
+export async function evaluateValuationsCommand(options: { country?: Country; asOf: string; out: string; sample: string; json: boolean }): Promise<number> {
   const countries: Country[] = options.country ? [options.country] : ['NO', 'SE'];
   const results: CountryEvaluation[] = [];
   const client = await getPool().connect();
@@ -22,7 +22,7 @@ export async function evaluateCommand(options: { country?: Country; asOf: string
   } finally {
     client.release();
   }
-  const command = ['nordprop evaluate', `--as-of ${options.asOf}`, ...(options.country ? [`--country ${options.country}`] : [])].join(' ');
+  const command = ['nordprop evaluate-valuations', `--as-of ${options.asOf}`, ...(options.country ? [`--country ${options.country}`] : [])].join(' ');
   const report = renderEvaluationReport(results, { command, producedAt: new Date().toISOString().slice(0, 10), sample: options.sample });
   if (options.out !== '-') await writeFile(options.out, report);
   if (options.json) printJson(results);
