@@ -1,22 +1,26 @@
 /**
- * Entry point of the sample generator: `generateSample({ outDir, parcels, seed })` writes, from
- * the seed alone, a coherent area in the real register formats:
- * - Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.zip (46-column address CSV)
- * - Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip (Teig GML 3.2)
- * - sample-manifest.json
+ * Entry point of the sample generator: `generateSample({ outDir, parcels | profile + scale, seed })`
+ * writes, from the seed alone, a coherent area in the real register formats: the foundation's
+ * address CSV and teig GML zips, every other register's file (register-files.ts) and
+ * sample-manifest.json. Sizes come from a profile (profile.ts): `parcels` (one knob) or
+ * `national` (each register at its national target times `scale`).
  *
- * Each file is one streaming pass over the parcels, every parcel regenerated from its index, so
- * memory does not grow with the sample size. Same seed and size give byte-identical files; a
- * directory that already holds them (per its manifest and file sizes) is left alone.
+ * The Norwegian files are written together, then the Swedish ones: every writer streams the
+ * same plan at its own pace, and a window of recently built parcels (index-window.ts) lets them
+ * build each parcel, its buildings and companies once instead of once per file. Memory does
+ * not grow with the sample size. Same seed and size give byte-identical files; a directory that
+ * already holds them (per its manifest and file sizes) is left alone.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GENERATOR_NAME, GENERATOR_VERSION, MANIFEST_NAME, manifestMatches, readManifest, writeManifest } from './manifest.js';
-import { DEFAULT_PARCELS, normalizeSeed, parcelsOfPlan } from './parcels.js';
+import { buildParcel, normalizeSeed, parcelsOfPlan } from './parcels.js';
+import { activateWindow, deactivateWindow, IndexWindow } from './index-window.js';
+import { resolveSampleSize, type SampleProfileName, type SampleSize } from './profile.js';
+import { planSwedishSample, swedishPropertyAt, type SeSamplePlan } from './se/properties.js';
 import { planSample, type SamplePlan } from './plan.js';
-import type { SampleParcel } from './types.js';
 import { addressCsvPieces, type CsvStats } from './write-address-csv.js';
 import { teigGmlPieces } from './write-teig-gml.js';
 import { writeZip, type WrittenFile } from './zip-writer.js';
@@ -35,16 +39,28 @@ export const TEIG_GML_ENTRY = `${TEIG_GML_NAME}.gml`;
 
 export interface SampleOptions {
   outDir: string;
+  /** The `parcels` profile's size: Norwegian teiger and Swedish properties (default 5000). */
   parcels?: number;
+  /** `parcels` (default) or `national` (each register at its national target times `scale`). */
+  profile?: SampleProfileName;
+  /** The national profile's fraction of national size, (0, 1]; default 1. */
+  scale?: number;
   seed?: string | number;
-  /** Called every few thousand parcels; `total` is 2 x parcels (one pass per file). */
+  /** Deflate level of the zips and gzips, 1–9: default 1 for the national profile (speed), else 6. */
+  compressionLevel?: number;
+  /** Called every few thousand parcels: Norwegian teiger, then Swedish properties, each counted once. */
   onProgress?: (done: number, total: number) => void;
 }
 
 export interface SampleResult {
   skipped: boolean;
   outDir: string;
+  profile: SampleProfileName;
+  /** 1 for the `parcels` profile. */
+  scale: number;
+  /** Norwegian teiger. */
   parcels: number;
+  seProperties: number;
   addresses: number;
   /** Absolute paths. */
   files: { addressCsvZip: string; teigGmlZip: string };
@@ -53,81 +69,124 @@ export interface SampleResult {
   /** Records written per file name. */
   rows: Record<string, number>;
   manifestPath: string;
+  /**
+   * Parcels and Swedish properties built while writing (absent when skipped): equal to the
+   * sizes when every writer kept within the shared window, more when one fell behind.
+   */
+  built?: { parcels: number; seProperties: number };
 }
 
-const PROGRESS_EVERY = 5000;
+const PROGRESS_EVERY_MS = 2000;
 
-function* withProgress(
-  parcels: Iterable<SampleParcel>,
-  offset: number,
-  total: number,
-  onProgress: SampleOptions['onProgress'],
-): Generator<SampleParcel> {
-  let done = 0;
-  for (const parcel of parcels) {
-    yield parcel;
-    done += 1;
-    if (onProgress && done % PROGRESS_EVERY === 0) onProgress(offset + done, total);
-  }
-  onProgress?.(offset + done, total);
+/** The Norwegian and Swedish plans of a sample size (what the writers and any truth check build on). */
+export function samplePlans(size: SampleSize, seed: string): { plan: SamplePlan; sePlan: SeSamplePlan } {
+  return {
+    plan: planSample(size.parcels, seed, { mix: size.noMix, allMunicipalities: size.allMunicipalities }),
+    sePlan: planSwedishSample(size.seProperties, seed, { mix: size.seMix, allMunicipalities: size.allMunicipalities }),
+  };
 }
 
 export async function generateSample(options: SampleOptions): Promise<SampleResult> {
   const outDir = resolve(options.outDir);
-  const parcels = options.parcels ?? DEFAULT_PARCELS;
+  const size = resolveSampleSize(options); // validates the size before touching the disk
+  const { profile, scale, parcels, seProperties } = size;
   const seed = normalizeSeed(options.seed);
+  const compressionLevel = options.compressionLevel ?? (profile === 'national' ? 1 : 6);
   const files = { addressCsvZip: join(outDir, ADDRESS_CSV_ZIP), teigGmlZip: join(outDir, TEIG_GML_ZIP) };
   const manifestPath = join(outDir, MANIFEST_NAME);
   const sourceFiles: Record<string, string> = { 'no-address': files.addressCsvZip, 'no-cadastre': files.teigGmlZip };
   for (const file of SAMPLE_REGISTER_FILES) sourceFiles[file.sourceId] = join(outDir, file.fileName);
   const allNames = [ADDRESS_CSV_ZIP, TEIG_GML_ZIP, ...SAMPLE_REGISTER_FILES.map((file) => file.fileName)];
-  const result = (skipped: boolean, addresses: number, rows: Record<string, number>): SampleResult => ({ skipped, outDir, parcels, addresses, files, sourceFiles, rows, manifestPath });
+  const result = (skipped: boolean, addresses: number, rows: Record<string, number>): SampleResult => ({
+    skipped, outDir, profile, scale, parcels, seProperties, addresses, files, sourceFiles, rows, manifestPath,
+  });
 
-  const plan: SamplePlan = planSample(parcels, seed); // validates `parcels` before touching the disk
+  const { plan, sePlan } = samplePlans(size, seed);
   await mkdir(outDir, { recursive: true });
   const existing = await readManifest(manifestPath);
-  if (existing && (await manifestMatches(existing, outDir, { seed, parcels, files: allNames }))) {
+  if (existing && (await manifestMatches(existing, outDir, { seed, parcels, profile, scale, files: allNames }))) {
     return result(true, existing.addresses, existing.rows ?? {});
   }
 
   // A stale manifest must not vouch for a half-rewritten directory if this run dies midway.
   await rm(manifestPath, { force: true });
-  const total = (2 + SAMPLE_REGISTER_FILES.length) * parcels;
-  const gml = await writeZip(files.teigGmlZip, [
-    {
-      name: TEIG_GML_ENTRY,
-      pieces: () => teigGmlPieces(withProgress(parcelsOfPlan(plan, { withAddresses: false }), 0, total, options.onProgress)),
-    },
-  ]);
-  const stats: CsvStats = { rows: 0 };
-  const csv = await writeZip(files.addressCsvZip, [
-    { name: `${ADDRESS_CSV_NAME}/` },
-    {
-      name: ADDRESS_CSV_ENTRY,
-      pieces: () => addressCsvPieces(withProgress(parcelsOfPlan(plan), parcels, total, options.onProgress), stats),
-    },
-  ]);
+  const total = parcels + seProperties;
+  let lastReport = 0;
+  const progress = (done: number, force = false) => {
+    if (!options.onProgress || (!force && Date.now() - lastReport < PROGRESS_EVERY_MS)) return;
+    lastReport = Date.now();
+    options.onProgress(done, total);
+  };
 
-  const written: Record<string, WrittenFile> = { [ADDRESS_CSV_ZIP]: csv, [TEIG_GML_ZIP]: gml };
-  const rows: Record<string, number> = { [ADDRESS_CSV_ZIP]: stats.rows, [TEIG_GML_ZIP]: parcels };
-  for (const [position, file] of SAMPLE_REGISTER_FILES.entries()) {
+  let built = { parcels: 0, seProperties: 0 };
+  const written: Record<string, WrittenFile> = {};
+  const rows: Record<string, number> = {};
+  const context = { plan, sePlan, seed, parcels, compressionLevel };
+  const writeRegister = async (file: (typeof SAMPLE_REGISTER_FILES)[number]) => {
     const path = join(outDir, file.fileName);
-    rows[file.fileName] = (await file.write({ path, plan, seed, parcels })).rows;
+    rows[file.fileName] = (await file.write({ ...context, path })).rows;
     written[file.fileName] = await describeFile(path);
-    options.onProgress?.((3 + position) * parcels, total);
+  };
+
+  // Norway: the teig and address zips and every Norwegian register, streaming the plan together.
+  const window = new IndexWindow((index) => buildParcel(plan, index));
+  plan.window = window;
+  activateWindow(window);
+  const ticker = setInterval(() => progress(window.highest + 1), PROGRESS_EVERY_MS);
+  const stats: CsvStats = { rows: 0 };
+  try {
+    await Promise.all([
+      writeZip(files.teigGmlZip, [{ name: TEIG_GML_ENTRY, pieces: () => teigGmlPieces(parcelsOfPlan(plan, { withAddresses: false })) }], { compressionLevel }).then((gml) => {
+        written[TEIG_GML_ZIP] = gml;
+        rows[TEIG_GML_ZIP] = parcels;
+      }),
+      writeZip(files.addressCsvZip, [{ name: `${ADDRESS_CSV_NAME}/` }, { name: ADDRESS_CSV_ENTRY, pieces: () => addressCsvPieces(parcelsOfPlan(plan), stats) }], { compressionLevel }).then((csv) => {
+        written[ADDRESS_CSV_ZIP] = csv;
+        rows[ADDRESS_CSV_ZIP] = stats.rows;
+      }),
+      ...SAMPLE_REGISTER_FILES.filter((file) => file.country === 'NO').map(writeRegister),
+    ]);
+    progress(parcels, true);
+    plan.window = undefined;
+    deactivateWindow(window);
+
+    // Sweden, the same way.
+    const seWindow = new IndexWindow((index) => swedishPropertyAt(sePlan, index));
+    sePlan.window = seWindow;
+    activateWindow(seWindow);
+    clearInterval(ticker);
+    const seTicker = setInterval(() => progress(parcels + seWindow.highest + 1), PROGRESS_EVERY_MS);
+    try {
+      await Promise.all(SAMPLE_REGISTER_FILES.filter((file) => file.country === 'SE').map(writeRegister));
+    } finally {
+      clearInterval(seTicker);
+      sePlan.window = undefined;
+      deactivateWindow(seWindow);
+    }
+    progress(total, true);
+    built = { parcels: window.built, seProperties: seWindow.built };
+  } finally {
+    clearInterval(ticker);
+    plan.window = undefined;
+    deactivateWindow(window);
   }
 
+  // Record names in a fixed order, whatever order the writers finished in.
+  const ordered = <T>(values: Record<string, T>) => Object.fromEntries(allNames.map((name) => [name, values[name]]));
   await writeManifest(manifestPath, {
     generator: GENERATOR_NAME,
     version: GENERATOR_VERSION,
     seed,
+    profile,
+    scale,
     parcels,
+    seProperties,
     addresses: stats.rows,
-    rows,
-    files: Object.fromEntries(Object.entries(written).map(([name, file]) => [name, file.sha256])),
-    sizes: Object.fromEntries(Object.entries(written).map(([name, file]) => [name, file.bytes])),
+    rows: ordered(rows),
+    files: Object.fromEntries(allNames.map((name) => [name, written[name].sha256])),
+    sizes: Object.fromEntries(allNames.map((name) => [name, written[name].bytes])),
   });
-  return result(false, stats.rows, rows);
+  return { ...result(false, stats.rows, ordered(rows)), built };
 }
 
 async function describeFile(path: string): Promise<WrittenFile> {

@@ -2,6 +2,7 @@
  * `sample-manifest.json`: what a sample directory holds, and whether it can be reused.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import type { SampleProfileName } from './profile.js';
 
 export const MANIFEST_NAME = 'sample-manifest.json';
 export const GENERATOR_NAME = 'nordprop-sample';
@@ -12,7 +13,14 @@ export interface SampleManifest {
   generator: typeof GENERATOR_NAME;
   version: number;
   seed: string;
+  /** Absent in manifests written before profiles: `parcels`. */
+  profile?: SampleProfileName;
+  /** The national profile's scale; 1 for `parcels`. */
+  scale?: number;
+  /** Norwegian teiger. */
   parcels: number;
+  /** Swedish properties (absent before profiles: as many as `parcels`). */
+  seProperties?: number;
   addresses: number;
   /** Records written per file name. */
   rows?: Record<string, number>;
@@ -33,15 +41,16 @@ export async function readManifest(path: string): Promise<SampleManifest | null>
 }
 
 /**
- * True when the manifest was written by this generator version for this seed and size, names
+ * True when the manifest was written by this generator version for this seed, profile and size, names
  * every expected file, and each file is on disk with the recorded size.
  */
 export async function manifestMatches(
   manifest: SampleManifest,
   directory: string,
-  expect: { seed: string; parcels: number; files: readonly string[] },
+  expect: { seed: string; parcels: number; profile?: SampleProfileName; scale?: number; files: readonly string[] },
 ): Promise<boolean> {
   if (manifest.version !== GENERATOR_VERSION || String(manifest.seed) !== expect.seed || manifest.parcels !== expect.parcels) return false;
+  if ((manifest.profile ?? 'parcels') !== (expect.profile ?? 'parcels') || (manifest.scale ?? 1) !== (expect.scale ?? 1)) return false;
   for (const name of expect.files) {
     if (typeof manifest.files[name] !== 'string' || typeof manifest.sizes[name] !== 'number') return false;
     try {

@@ -65,6 +65,11 @@ export function isFeatured(kommunenummer: string): boolean {
   return (FEATURED_MUNICIPALITIES as readonly string[]).includes(kommunenummer);
 }
 
+/** All 357 municipalities, the featured ones first (the national profile's order). */
+export function allMunicipalitiesFeaturedFirst(): Municipality[] {
+  return selectMunicipalities(Number.MAX_SAFE_INTEGER);
+}
+
 /**
  * The municipalities a sample of `parcels` covers, featured ones first, the rest spread evenly
  * over the sorted list (so every county is represented before any gets dense).

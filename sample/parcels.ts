@@ -31,7 +31,9 @@ import { Channel, deterministicUuid, intBetween, noise, parcelRng, weightedIndex
 import { streetName } from './street-names.js';
 import type { ParcelKind, Point, SampleAddress, SampleParcel, SampleUnit } from './types.js';
 
-export const DEFAULT_PARCELS = 5000;
+import { DEFAULT_PARCELS } from './profile.js';
+
+export { DEFAULT_PARCELS };
 export const DEFAULT_SEED = '42';
 /** Teig lokalId of parcel i is TEIG_ID_BASE + i. */
 export const TEIG_ID_BASE = 1001;
@@ -50,8 +52,7 @@ const KIND_THRESHOLDS: [number, ParcelKind][] = [
 ];
 const HOLE_SHARE = 0.02;
 
-/** Addresses per ordinary parcel, 0..8 (mean 3.49). */
-const PLAIN_ADDRESS_WEIGHTS = [0.06, 0.14, 0.15, 0.17, 0.17, 0.13, 0.09, 0.05, 0.04];
+/** Addresses per ordinary parcel: the plan's mix (`plainAddressWeights`, mean 3.49 in the `parcels` profile). */
 /** Addresses on an eierseksjon building's teig, 0..8. */
 const SECTIONED_ADDRESS_WEIGHTS = [0, 0, 0.2, 0.2, 0.2, 0.15, 0.1, 0.1, 0.05];
 const LEASEHOLD_ADDRESS_WEIGHTS = [0.1, 0.6, 0.3];
@@ -241,6 +242,10 @@ export function buildParcel(plan: SamplePlan, index: number, options: BuildOptio
   const accuracy = rng();
   const noyaktighetsklasseTeig = accuracy < 0.55 ? 'Grønt' : accuracy < 0.9 ? 'Gult' : 'Rødt';
 
+  // Land is decided by stateless noise, so no draw of the parcel's stream moves.
+  const landShare = isFeatured(k) ? plan.mix.landShare.featured : plan.mix.landShare.other;
+  const land = decision.kind === 'plain' && landShare > 0 && noise(plan.seedHash, Channel.landParcel, index) < landShare;
+
   const parcel: SampleParcel = {
     index,
     teigId,
@@ -261,6 +266,8 @@ export function buildParcel(plan: SamplePlan, index: number, options: BuildOptio
     uuidTeig: deterministicUuid(`teig/${plan.seed}/${teigId}`),
     versjonId,
     oppdateringsdato,
+    land,
+    mix: plan.mix,
     addresses: [],
   };
   // Addresses come last: skipping them leaves every draw above unchanged.
@@ -291,15 +298,16 @@ function buildAddresses(
       count = weightedIndex(rng, LEASEHOLD_ADDRESS_WEIGHTS);
       break;
     case 'plain':
+      if (parcel.land) return [];
       if (rng() < (isFeatured(municipality.kommunenummer) ? 0.005 : 0.05)) {
         matrikkeladresse = true;
         count = rng() < 0.7 ? 1 : 2;
         break;
       }
-      count = weightedIndex(rng, PLAIN_ADDRESS_WEIGHTS);
+      count = weightedIndex(rng, plan.mix.plainAddressWeights);
       break;
     default:
-      count = weightedIndex(rng, PLAIN_ADDRESS_WEIGHTS);
+      count = weightedIndex(rng, plan.mix.plainAddressWeights);
   }
   if (count === 0) return [];
 
@@ -397,6 +405,15 @@ export function* sampleParcels(options: SampleParcelsOptions = {}): Generator<Sa
   yield* parcelsOfPlan(plan, { withAddresses: options.withAddresses });
 }
 
+/**
+ * Every parcel of the plan in order. While the generator shares a window of built parcels
+ * (plan.window), they come from it, with their addresses even when `withAddresses` is false
+ * (writers that skip addresses never read them; every other field is identical).
+ */
 export function* parcelsOfPlan(plan: SamplePlan, options: BuildOptions = {}): Generator<SampleParcel> {
+  if (plan.window) {
+    yield* plan.window.pass(plan.parcels);
+    return;
+  }
   for (let i = 0; i < plan.parcels; i++) yield buildParcel(plan, i, options);
 }

@@ -4,10 +4,13 @@
  * once per run; every parcel is then placed from it by index alone.
  */
 import { transformTo } from '../sources/geo/reproject.js';
-import { isFeatured, selectMunicipalities, type Municipality } from './municipalities.js';
+import { allMunicipalitiesFeaturedFirst, isFeatured, selectMunicipalities, type Municipality } from './municipalities.js';
 import { Channel, hashSeed, noise } from './random.js';
 import { MAX_STREETS_PER_MUNICIPALITY } from './street-names.js';
 import { apportion } from './apportion.js';
+import type { IndexWindow } from './index-window.js';
+import { PARCELS_NO_MIX, type NorwegianMix } from './profile.js';
+import type { SampleParcel } from './types.js';
 
 /** Parcels of a municipality are numbered in gård blocks of this many rows and columns. */
 export const GARD_ROWS = 4;
@@ -40,6 +43,20 @@ export interface SamplePlan {
   seedHash: number;
   parcels: number;
   blocks: MunicipalityBlock[];
+  /** The ratios every per-teig draw reads (sample/profile.ts). */
+  mix: NorwegianMix;
+  /**
+   * Set by the generator while its register writers stream this plan together: parcelsOfPlan
+   * then hands them the same built parcels (sample/index-window.ts).
+   */
+  window?: IndexWindow<SampleParcel>;
+}
+
+export interface PlanOptions {
+  /** Default: the `parcels` profile's historical ratios. */
+  mix?: NorwegianMix;
+  /** Spread over all 357 municipalities at any size (the national profile), not featured ones first. */
+  allMunicipalities?: boolean;
 }
 
 export interface ParcelLocation {
@@ -59,10 +76,10 @@ function offsets(count: number, cell: number, seedHash: number, channel: number,
   return out;
 }
 
-export function planSample(parcels: number, seed: string): SamplePlan {
+export function planSample(parcels: number, seed: string, options: PlanOptions = {}): SamplePlan {
   if (!Number.isInteger(parcels) || parcels < 1) throw new RangeError(`parcels must be a positive whole number, got ${parcels}`);
   const seedHash = hashSeed(seed);
-  const municipalities = selectMunicipalities(parcels);
+  const municipalities = options.allMunicipalities ? allMunicipalitiesFeaturedFirst() : selectMunicipalities(parcels);
   const counts = apportion(parcels, municipalities.map((m) => (isFeatured(m.kommunenummer) ? FEATURED_WEIGHT : 1)));
   const blocks: MunicipalityBlock[] = [];
   let first = 0;
@@ -99,7 +116,7 @@ export function planSample(parcels: number, seed: string): SamplePlan {
     });
     first += count;
   });
-  return { seed, seedHash, parcels, blocks };
+  return { seed, seedHash, parcels, blocks, mix: options.mix ?? PARCELS_NO_MIX };
 }
 
 export function locateParcel(plan: SamplePlan, index: number): ParcelLocation {

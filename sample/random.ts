@@ -73,6 +73,7 @@ export const Channel = {
   nynorsk: 23,
   organisation: 24,
   tettsted: 25,
+  landParcel: 26,
 } as const;
 
 export function intBetween(rng: Rng, low: number, high: number): number {

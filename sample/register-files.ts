@@ -6,6 +6,7 @@
  */
 import type { Country } from '../sources/source-adapter.js';
 import type { SamplePlan } from './plan.js';
+import type { SeSamplePlan } from './se/properties.js';
 import { BUSINESS_SAMPLE_FILES } from './no/write-business-json.js';
 import { BUILDING_SAMPLE_FILES } from './no/building-files.js';
 import { ENERGY_SAMPLE_FILE } from './no/energy-certificates.js';
@@ -25,6 +26,10 @@ export interface SampleWriteContext {
   plan: SamplePlan;
   seed: string;
   parcels: number;
+  /** The Swedish plan (properties, addresses, buildings); absent: `parcels` properties at the historical ratios. */
+  sePlan?: SeSamplePlan;
+  /** Deflate level of compressed outputs (zip, gzip); default 6. Any level gives the same content. */
+  compressionLevel?: number;
 }
 
 export interface SampleRegisterFile {

@@ -1,5 +1,6 @@
 /** The truth objects of the sample: what the writers serialise and what tests check against. */
 import type { Districts } from './districts.js';
+import type { NorwegianMix } from './profile.js';
 
 /** A coordinate in EPSG:25833, [east, north], rounded to centimetres as written. */
 export type Point = [east: number, north: number];
@@ -78,6 +79,13 @@ export interface SampleParcel {
   versjonId: number;
   /** `yyyy-MM-ddTHH:mm:ss` */
   oppdateringsdato: string;
+  /**
+   * Land (farmland, forest, outfield): an ordinary teig of its own unit with no address and no
+   * dwelling (the national profile; never in the `parcels` profile).
+   */
+  land: boolean;
+  /** The plan's ratios, which the per-teig registers (buildings, companies, certificates) read. */
+  mix: NorwegianMix;
   /** Empty when the parcel was built without addresses. */
   addresses: SampleAddress[];
 }

@@ -10,6 +10,7 @@ import { rename, rm } from 'node:fs/promises';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
+import { pacedReadable } from './index-window.js';
 
 export interface ZipEntry {
   /** Path inside the archive; a directory entry ends with `/`. */
@@ -49,8 +50,11 @@ class Sha256Counter extends Transform {
   }
 }
 
-/** Writes the archive to `path` (via a temporary name, renamed when complete). */
-export async function writeZip(path: string, entries: readonly ZipEntry[]): Promise<WrittenFile> {
+/**
+ * Writes the archive to `path` (via a temporary name, renamed when complete). `compressionLevel`
+ * is deflate's 1–9 (default 6): a lower level writes faster and larger, with the same content.
+ */
+export async function writeZip(path: string, entries: readonly ZipEntry[], options: { compressionLevel?: number } = {}): Promise<WrittenFile> {
   const zip = new ZipFile();
   const output = zip.outputStream as Readable;
   const counter = new Sha256Counter();
@@ -58,14 +62,14 @@ export async function writeZip(path: string, entries: readonly ZipEntry[]): Prom
   const written = pipeline(output, counter, createWriteStream(partial));
   try {
     for (const entry of entries) {
-      const options = { mtime: FIXED_MTIME(), forceDosTimestamp: true };
+      const entryOptions = { mtime: FIXED_MTIME(), forceDosTimestamp: true };
       if (entry.name.endsWith('/')) {
-        zip.addEmptyDirectory(entry.name, options);
+        zip.addEmptyDirectory(entry.name, entryOptions);
         continue;
       }
-      const source = Readable.from(batched(entry.pieces ? entry.pieces() : []), { objectMode: false, highWaterMark: CHUNK_CHARS });
+      const source = pacedReadable(batched(entry.pieces ? entry.pieces() : []), { objectMode: false, highWaterMark: CHUNK_CHARS });
       source.on('error', (error) => output.destroy(error));
-      zip.addReadStream(source, entry.name, { ...options, compress: true });
+      zip.addReadStream(source, entry.name, { ...entryOptions, compressionLevel: options.compressionLevel ?? 6 });
     }
     zip.end();
     await written;

@@ -5,7 +5,6 @@
  * streamed with backpressure so memory stays flat at any size.
  */
 import { createWriteStream } from 'node:fs';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { noBuilding } from '../../sources/no/building.js';
 import { noMatrikkelDetail } from '../../sources/no/matrikkel-detail.js';
@@ -14,10 +13,11 @@ import type { SampleRegisterFile, SampleWriteContext } from '../register-files.j
 import { writeZip } from '../zip-writer.js';
 import { detailRecordsOf } from './building-details.js';
 import { BYGNING_GML_ENTRY, bygningGmlPieces } from './write-bygning-gml.js';
+import { pacedReadable } from '../index-window.js';
 
 async function writeBygningGml(context: SampleWriteContext): Promise<{ rows: number }> {
   const stats = { rows: 0 };
-  await writeZip(context.path, [{ name: BYGNING_GML_ENTRY, pieces: () => bygningGmlPieces(parcelsOfPlan(context.plan), context.plan.seedHash, stats) }]);
+  await writeZip(context.path, [{ name: BYGNING_GML_ENTRY, pieces: () => bygningGmlPieces(parcelsOfPlan(context.plan), context.plan.seedHash, stats) }], { compressionLevel: context.compressionLevel });
   return stats;
 }
 
@@ -38,7 +38,7 @@ function* detailLines(context: SampleWriteContext, stats: { rows: number }): Gen
 
 async function writeMatrikkelDetail(context: SampleWriteContext): Promise<{ rows: number }> {
   const stats = { rows: 0 };
-  await pipeline(Readable.from(detailLines(context, stats)), createWriteStream(context.path));
+  await pipeline(pacedReadable(detailLines(context, stats)), createWriteStream(context.path));
   return stats;
 }
 

@@ -162,6 +162,16 @@ const ANNEX: TypeChoice[] = [
   { code: '182', weight: 0.04, units: [0, 0], floors: [1, 1], footprint: [12, 40], use: 'ANNET' },
 ];
 
+/** What stands on a land teig (farmland, forest, shore): barns, sheds, boathouses, forest huts. */
+const LAND: TypeChoice[] = [
+  { code: '241', weight: 0.4, units: [0, 0], floors: [1, 2], footprint: [80, 600], use: 'ANNET' },
+  { code: '249', weight: 0.2, units: [0, 0], floors: [1, 1], footprint: [30, 300], use: 'ANNET' },
+  { code: '183', weight: 0.15, units: [0, 0], floors: [1, 1], footprint: [15, 60], use: 'ANNET' },
+  { code: '172', weight: 0.1, units: [0, 0], floors: [1, 1], footprint: [12, 40], use: 'ANNET' },
+  { code: '181', weight: 0.1, units: [0, 0], floors: [1, 1], footprint: [15, 50], use: 'ANNET' },
+  { code: '243', weight: 0.05, units: [0, 0], floors: [1, 1], footprint: [100, 1500], use: 'ANNET' },
+];
+
 /**
  * Status paths, the last code being the current status. TB/FA/MB are in use, RA/IG under
  * construction; the rest are the rarer codes a real register carries.
@@ -257,32 +267,61 @@ function unitNumber(letter: 'H' | 'U', floor: number, onFloor: number): string {
   return `${letter}${pad2(floor)}${pad2(onFloor)}`;
 }
 
+/**
+ * Buildings already made for a parcel object: several register files read the same parcel's
+ * buildings while the generator shares parcels between writers. Keyed by the object, so memory
+ * follows the parcels' own lifetime; callers only read the result.
+ */
+const madeBuildings = new WeakMap<SampleParcel, { seedHash: number; buildings: SampleBuilding[] }>();
+
 export function sampleBuildingsOf(parcel: SampleParcel, seedHash: number): SampleBuilding[] {
+  const made = madeBuildings.get(parcel);
+  if (made && made.seedHash === seedHash) return made.buildings;
+  const buildings = buildingsOfParcel(parcel, seedHash);
+  madeBuildings.set(parcel, { seedHash, buildings });
+  return buildings;
+}
+
+function buildingsOfParcel(parcel: SampleParcel, seedHash: number): SampleBuilding[] {
   const rng: Rng = seedrandom.alea(`buildings/${seedHash}/${parcel.index}`);
   const urban = rng() < (isFeatured(parcel.kommunenummer) ? 0.9 : 0.15);
   const shape = polygon([parcel.exterior, ...parcel.holes]);
 
   // What stands on the parcel: a main building (except on most secondary teigs) and annexes.
   let main: TypeChoice | null;
+  if (parcel.land) return landBuildings(parcel, rng, shape);
   switch (parcel.kind) {
     case 'sectioned': main = pickChoice(rng, SECTIONED_MAIN); break;
     case 'leasehold': main = pickChoice(rng, LEASEHOLD_MAIN); break;
     case 'secondary': main = null; break;
     default: main = pickChoice(rng, urban ? URBAN_MAIN : RURAL_MAIN);
   }
-  const annexCount = parcel.kind === 'secondary' ? weightedIndex(rng, [0.4, 0.5, 0.1]) : weightedIndex(rng, urban ? [0.7, 0.25, 0.05] : [0.35, 0.45, 0.15, 0.05]);
+  const annexWeights = parcel.mix.annexWeights;
+  const annexCount = parcel.kind === 'secondary' ? weightedIndex(rng, [0.4, 0.5, 0.1]) : weightedIndex(rng, urban ? annexWeights.urban : annexWeights.rural);
   const choices: TypeChoice[] = [];
   if (main) choices.push(main);
   for (let a = 0; a < annexCount; a++) choices.push(pickChoice(rng, ANNEX));
   // A shared teig has a second house, standing on the second unit.
   if (parcel.kind === 'shared') choices.splice(1, 0, pickChoice(rng, RURAL_MAIN.slice(0, 5)));
+  return buildingsFrom(parcel, rng, shape, choices, main !== null);
+}
+
+function landBuildings(parcel: SampleParcel, rng: Rng, shape: ReturnType<typeof polygon>): SampleBuilding[] {
+  const count = weightedIndex(rng, parcel.mix.landBuildingWeights);
+  const choices: TypeChoice[] = [];
+  for (let b = 0; b < count; b++) choices.push(pickChoice(rng, LAND));
+  return buildingsFrom(parcel, rng, shape, choices, false);
+}
+
+/** The buildings for the chosen types, in order; the first is the main building when `hasMain`. */
+function buildingsFrom(parcel: SampleParcel, rng: Rng, shape: ReturnType<typeof polygon>, choices: TypeChoice[], hasMain: boolean): SampleBuilding[] {
 
   const addresses = parcel.addresses;
   const buildings: SampleBuilding[] = [];
   let bruksenhetSeq = 0;
   let addressCursor = 0;
   choices.slice(0, MAX_BUILDINGS_PER_PARCEL).forEach((choice, j) => {
-    const isMain = j === 0 && main !== null;
+    const isMain = j === 0 && hasMain;
     const standsOn = parcel.kind === 'shared' && j === 1 ? parcel.units[1] : parcel.kind === 'sectioned' ? wholePropertyOf(parcel.units[0]) : parcel.units[0];
     let status = STATUS_PATHS[weightedIndex(rng, STATUS_PATHS.map((s) => s.weight))].path;
     let current = status[status.length - 1];

@@ -70,14 +70,20 @@ export interface SampleCompany {
   truth: CompanyTruth;
 }
 
-/** Chance that an address hosts a main unit (its forretningsadresse), and that a main unit has a sub-unit. */
-const MAIN_UNIT_SHARE = 0.28;
+/** Chance that a main unit has a sub-unit; that an address hosts a main unit is the plan's mix (`mainUnitShare`). */
 const SUB_UNIT_SHARE = 0.55;
-/** Org numbers: eight leading digits from this base up, 16 per parcel (8 addresses x 2 kinds). */
+/**
+ * Org numbers: eight leading digits from this base up, 16 per parcel (8 addresses x 2 kinds),
+ * below the parish councils' 97… numbers (districts.ts). A national sample has more parcels than
+ * that range serves; the rest continue from 10 000 000 up to the land register's own 7… range
+ * (valid check digits, though Brønnøysund itself issues only 8… and 9…).
+ */
 const ORG_BASE = 80_000_000;
 const ORG_SLOTS_PER_PARCEL = 16;
+const FIRST_RANGE_PARCELS = (97_000_000 - ORG_BASE) / ORG_SLOTS_PER_PARCEL;
+const SECOND_RANGE_BASE = 10_000_000;
 /** Parcels this numbering can serve before the eight digits run out. */
-export const MAX_COMPANY_PARCELS = Math.floor((100_000_000 - ORG_BASE) / ORG_SLOTS_PER_PARCEL);
+export const MAX_COMPANY_PARCELS = FIRST_RANGE_PARCELS + Math.floor((70_000_000 - SECOND_RANGE_BASE) / ORG_SLOTS_PER_PARCEL);
 
 const LEGAL_FORMS: [weight: number, kode: string, beskrivelse: string][] = [
   [0.52, 'AS', 'Aksjeselskap'],
@@ -128,7 +134,9 @@ function weighted<T extends [number, ...unknown[]]>(rng: Rng, items: readonly T[
 /** A valid org number for a slot; a slot whose check digit would be 10 has none (as in the register). */
 export function sampleOrgNumber(parcelIndex: number, slot: number): string | null {
   if (parcelIndex >= MAX_COMPANY_PARCELS) throw new RangeError(`the company sample numbers at most ${MAX_COMPANY_PARCELS} parcels`);
-  const firstEight = String(ORG_BASE + parcelIndex * ORG_SLOTS_PER_PARCEL + slot);
+  const firstEight = String(
+    parcelIndex < FIRST_RANGE_PARCELS ? ORG_BASE + parcelIndex * ORG_SLOTS_PER_PARCEL + slot : SECOND_RANGE_BASE + (parcelIndex - FIRST_RANGE_PARCELS) * ORG_SLOTS_PER_PARCEL + slot,
+  );
   const check = orgNumberCheckDigit(firstEight);
   return check === null ? null : `${firstEight}${check}`;
 }
@@ -235,10 +243,21 @@ function truthOf(organisasjonsnummer: string, kind: CompanyKind, parcel: SampleP
  * and the parcel: the writers and any test or later register call it and get the same answer.
  */
 export function sampleCompaniesOfParcel(seed: string, parcel: SampleParcel): SampleCompany[] {
+  // Several register files read the same parcel's companies while the generator shares parcels.
+  const made = madeCompanies.get(parcel);
+  if (made && made.seed === seed) return made.companies;
+  const companies = companiesOfParcel(seed, parcel);
+  madeCompanies.set(parcel, { seed, companies });
+  return companies;
+}
+
+const madeCompanies = new WeakMap<SampleParcel, { seed: string; companies: SampleCompany[] }>();
+
+function companiesOfParcel(seed: string, parcel: SampleParcel): SampleCompany[] {
   const rng: Rng = seedrandom.alea(`${seed}#companies#${parcel.index}`);
   const companies: SampleCompany[] = [];
   parcel.addresses.forEach((address, j) => {
-    if (rng() >= MAIN_UNIT_SHARE) return;
+    if (rng() >= parcel.mix.mainUnitShare) return;
     const orgNumber = sampleOrgNumber(parcel.index, 2 * j);
     if (!orgNumber) return;
     const [, kode, beskrivelse] = weighted(rng, LEGAL_FORMS);

@@ -21,8 +21,7 @@ import { sampleBuildingsOf, type SampleBuilding } from './buildings.js';
 import { sampleCompaniesOfParcel } from './companies.js';
 import { dayOfYear, writePieces } from './sample-text.js';
 
-/** Share of dwellings with a certificate (one is needed to sell or let), and of other buildings. */
-const DWELLING_SHARE = 0.4;
+/** Share of other buildings with a certificate; of dwellings (one is needed to sell or let) it is the plan's mix. */
 const NON_RESIDENTIAL_SHARE = 0.6;
 /** Certificate numbers: unique per parcel slot, as bruksenhet ids are. */
 const SLOTS_PER_PARCEL = 64;
@@ -72,7 +71,7 @@ function certificatesOf(parcel: SampleParcel, seed: string, seedHash: number, rn
     if (!category || building.builtYear === null || building.units.length === 0) continue;
     if (category === 'Småhus' || category === 'Boligblokk') {
       for (const unit of building.units) {
-        if (rng() >= DWELLING_SHARE) continue;
+        if (rng() >= parcel.mix.dwellingCertificateShare) continue;
         certificates.push({ building, cadastreId: unit.cadastreId, unitNumber: unit.unitNumber, address: addressById.get(unit.addressId ?? -1), organisasjonsnummer: '' });
       }
     } else if (rng() < NON_RESIDENTIAL_SHARE) {

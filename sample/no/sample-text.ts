@@ -3,11 +3,11 @@
  * from a generator of pieces with backpressure, and day arithmetic on ISO dates.
  */
 import { createWriteStream } from 'node:fs';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { pacedReadable } from '../index-window.js';
 
 export async function writePieces(path: string, pieces: Iterable<string>): Promise<void> {
-  await pipeline(Readable.from(pieces), createWriteStream(path));
+  await pipeline(pacedReadable(pieces), createWriteStream(path));
 }
 
 const DAY_MS = 86_400_000;

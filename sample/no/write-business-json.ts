@@ -6,12 +6,12 @@
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
 import { writeTar } from '../tar-writer.js';
 import { sampleCompanies, type CompanyKind } from './companies.js';
+import { pacedReadable } from '../index-window.js';
 
 export const ENHETER_FILE = 'enheter_alle.json.gz';
 export const UNDERENHETER_FILE = 'underenheter_alle.json.gz';
@@ -27,7 +27,7 @@ export async function writeBusinessJson(context: SampleWriteContext, kind: Compa
   const records = (function* () {
     for (const company of sampleCompanies(context.plan, kind)) yield company.record;
   })();
-  await pipeline(Readable.from(jsonArrayPieces(records, stats)), createGzip({ level: 6 }), createWriteStream(context.path));
+  await pipeline(pacedReadable(jsonArrayPieces(records, stats)), createGzip({ level: context.compressionLevel ?? 6 }), createWriteStream(context.path));
   return stats;
 }
 
@@ -41,8 +41,11 @@ export const BUSINESS_BUNDLE_FILE = 'enhetsregisteret.tar';
 async function writeBusinessBundle(context: SampleWriteContext): Promise<{ rows: number }> {
   const parts = await mkdtemp(path.join(path.dirname(context.path), '.enhetsregisteret-'));
   try {
-    const main = await writeBusinessJson({ ...context, path: path.join(parts, ENHETER_FILE) }, 'enhet');
-    const sub = await writeBusinessJson({ ...context, path: path.join(parts, UNDERENHETER_FILE) }, 'underenhet');
+    // Both at once: they read the same parcels' companies, which the generator then builds once.
+    const [main, sub] = await Promise.all([
+      writeBusinessJson({ ...context, path: path.join(parts, ENHETER_FILE) }, 'enhet'),
+      writeBusinessJson({ ...context, path: path.join(parts, UNDERENHETER_FILE) }, 'underenhet'),
+    ]);
     await writeTar(context.path, [ENHETER_FILE, UNDERENHETER_FILE].map((name) => ({ name, file: path.join(parts, name) })));
     return { rows: main.rows + sub.rows };
   } finally {

@@ -11,7 +11,7 @@ import type { SampleRegisterFile, SampleWriteContext } from '../register-files.j
 import { parcelRng, pick } from '../random.js';
 import { writeTar } from '../tar-writer.js';
 import { isFeaturedSe } from './municipalities.js';
-import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
+import { propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
 import type { SeSampleProperty } from './types.js';
 
@@ -43,7 +43,7 @@ export function sampleLandAllocationOf(property: SeSampleProperty, seed: string)
 }
 
 export async function writeSeAreaSample(context: SampleWriteContext): Promise<{ rows: number }> {
-  const plan = planSwedishSample(swedishPropertyCount(context.parcels), context.seed);
+  const plan = swedishPlanOf(context);
   // At most one entry per postal code (about 15,000 nationwide): small enough to gather.
   const postal = new Map<string, { postort: string; kommunkod: string }>();
   return withScratchDir(async (dir) => {

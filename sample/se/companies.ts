@@ -11,14 +11,14 @@
  */
 import path from 'node:path';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
-import { dateBetween, parcelRng, pick, type Rng } from '../random.js';
+import { MAX_SE_COMPANIES_PER_PROPERTY } from '../profile.js';
+import { dateBetween, parcelRng, pick, weightedIndex, type Rng } from '../random.js';
 import { writeTar } from '../tar-writer.js';
-import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
+import { propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
 import type { SeSampleProperty } from './types.js';
 
 export const SE_BUSINESS_FILE_NAME = 'se_foretag_0000_bolagsverket_scb.tar';
-const SHARE = 0.25;
 
 const NAME_WORDS = ['Norr', 'Söder', 'Berg', 'Sjö', 'Ek', 'Lind', 'Björk', 'Gran', 'Fjäll', 'Älv', 'Ström', 'Dal', 'Ängs', 'Hav', 'Sol', 'Vind', 'Sten', 'Äng'];
 const NAME_ENDINGS = ['Konsult', 'Bygg', 'Fastigheter', 'Data', 'Design', 'Handel', 'Redovisning', 'Teknik', 'Café', 'Frisör', 'Måleri', 'Transport'];
@@ -67,9 +67,9 @@ function luhnDigit(digits: string): number {
   return (10 - (sum % 10)) % 10;
 }
 
-/** A unique organisationsnummer per company number `n` (`55` + seven digits + check digit). */
+/** A unique organisationsnummer per company number `n` (`55` + seven digits + check digit; `56`, `57`… past ten million). */
 const orgNumber = (n: number) => {
-  const body = `55${String(n).padStart(7, '0')}`;
+  const body = String(550_000_000 + n);
   return `${body}${luhnDigit(body)}`;
 };
 /** A unique personnummer per `n`: a birth date counted from 1950 and a three-digit serial. */
@@ -126,11 +126,14 @@ export function sampleSwedishCompaniesOf(property: SeSampleProperty, seed: strin
   const address = property.addresses[0];
   if (!address) return [];
   const rng = parcelRng(`${seed}#se-business`, property.index);
-  if (rng() >= SHARE) return [];
-  const count = rng() < 0.3 ? 2 : 1;
+  // How many, and the company numbers a property reserves, come from the plan's mix (sample/profile.ts).
+  const { companyShare, companyCountWeights } = property.mix;
+  if (rng() >= companyShare) return [];
+  const count = companyCountWeights ? 1 + weightedIndex(rng, companyCountWeights) : rng() < 0.3 ? 2 : 1;
+  const slots = companyCountWeights ? MAX_SE_COMPANIES_PER_PROPERTY : 2;
   const street = `${address.adressomrade} ${address.expectedHouseNumber}`;
   return Array.from({ length: count }, (_, k) => {
-    const n = property.index * 2 + k;
+    const n = property.index * slots + k;
     const soleTrader = rng() < 0.2;
     const ending = pick(rng, NAME_ENDINGS);
     const person = `${pick(rng, FIRST_NAMES)} ${pick(rng, SURNAMES)}`;
@@ -189,7 +192,7 @@ function* workplaceLines(companies: () => Iterable<SeSampleCompany>): Generator<
 }
 
 export async function writeSeBusinessSample(context: SampleWriteContext): Promise<{ rows: number }> {
-  const plan = planSwedishSample(swedishPropertyCount(context.parcels), context.seed);
+  const plan = swedishPlanOf(context);
   const companies = function* () {
     for (const property of propertiesOfSwedishPlan(plan)) yield* sampleSwedishCompaniesOf(property, context.seed);
   };
@@ -199,9 +202,13 @@ export async function writeSeBusinessSample(context: SampleWriteContext): Promis
       scb: path.join(dir, 'scb_bulkfil_JE_20240101T000000_1.txt'),
       workplaces: path.join(dir, 'scb_arbetsstallen_20240101.txt'),
     };
-    const rows = (await writeLines(files.bolagsverket, bolagsverketLines(companies))) - 1;
-    await writeLines(files.scb, scbLines(companies), 'latin1');
-    await writeLines(files.workplaces, workplaceLines(companies), 'latin1');
+    // The three at once, so the generator builds each property once for all of them.
+    const [lines] = await Promise.all([
+      writeLines(files.bolagsverket, bolagsverketLines(companies)),
+      writeLines(files.scb, scbLines(companies), 'latin1'),
+      writeLines(files.workplaces, workplaceLines(companies), 'latin1'),
+    ]);
+    const rows = lines - 1;
     await writeTar(context.path, Object.values(files).map((file) => ({ name: path.basename(file), file })));
     return { rows };
   });

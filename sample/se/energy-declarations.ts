@@ -7,7 +7,7 @@
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
 import { dateBetween, parcelRng, pick } from '../random.js';
 import { loadSwedishMunicipalities } from './municipalities.js';
-import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
+import { propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import { writeLines } from './text-file.js';
 import type { SeSampleProperty } from './types.js';
 
@@ -70,7 +70,7 @@ export function sampleDeclarationOf(property: SeSampleProperty, seed: string): (
 }
 
 export async function writeSeEnergySample(context: SampleWriteContext): Promise<{ rows: number }> {
-  const plan = planSwedishSample(swedishPropertyCount(context.parcels), context.seed);
+  const plan = swedishPlanOf(context);
   function* lines() {
     for (const property of propertiesOfSwedishPlan(plan)) {
       const declaration = sampleDeclarationOf(property, context.seed);

@@ -29,7 +29,9 @@
  */
 import { seCadastreId, seDesignation } from '../../sources/se/cadastre-id.js';
 import { apportion } from '../apportion.js';
-import { deterministicUuid, hashSeed, intBetween, noise, parcelRng, pick, type Rng } from '../random.js';
+import type { IndexWindow } from '../index-window.js';
+import { PARCELS_SE_MIX, type SwedishMix } from '../profile.js';
+import { deterministicUuid, hashSeed, intBetween, noise, parcelRng, pick, weightedIndex, type Rng } from '../random.js';
 import { isFeaturedSe, selectSwedishMunicipalities, type SeMunicipality } from './municipalities.js';
 import { kvarterName, streetName, traktName } from './names.js';
 import type { SeSampleAddress, SeSampleArea, SeSampleBuilding, SePoint, SeSampleProperty, SePropertyKind } from './types.js';
@@ -66,6 +68,17 @@ export interface SeSamplePlan {
   seedHash: number;
   count: number;
   blocks: SeMunicipalityBlock[];
+  /** The ratios the per-property draws read (sample/profile.ts). */
+  mix: SwedishMix;
+  /** Set by the generator while its writers stream this plan together (sample/index-window.ts). */
+  window?: IndexWindow<SeSampleProperty>;
+}
+
+export interface SwedishPlanOptions {
+  /** Default: the `parcels` profile's historical ratios. */
+  mix?: SwedishMix;
+  /** Spread over all 290 municipalities at any size (the national profile). */
+  allMunicipalities?: boolean;
 }
 
 const FEATURED_WEIGHT = 4;
@@ -73,10 +86,10 @@ const FEATURED_WEIGHT = 4;
 /** How many Swedish properties a sample of `parcels` (the `--parcels` option) holds: the same number. */
 export const swedishPropertyCount = (parcels: number) => parcels;
 
-export function planSwedishSample(count: number, seed: string): SeSamplePlan {
+export function planSwedishSample(count: number, seed: string, options: SwedishPlanOptions = {}): SeSamplePlan {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`properties must be a positive whole number, got ${count}`);
   const seedHash = hashSeed(`${seed}#se`);
-  const municipalities = selectSwedishMunicipalities(count);
+  const municipalities = selectSwedishMunicipalities(options.allMunicipalities ? Number.MAX_SAFE_INTEGER : count);
   const counts = apportion(count, municipalities.map((m) => (isFeaturedSe(m.kommunkod) ? FEATURED_WEIGHT : 1)));
   const blocks: SeMunicipalityBlock[] = [];
   let first = 0;
@@ -107,7 +120,7 @@ export function planSwedishSample(count: number, seed: string): SeSamplePlan {
     });
     first += counts[i];
   });
-  return { seed, seedHash, count, blocks };
+  return { seed, seedHash, count, blocks, mix: options.mix ?? PARCELS_SE_MIX };
 }
 
 function blockOf(plan: SeSamplePlan, index: number): SeMunicipalityBlock {
@@ -161,9 +174,11 @@ function pickWeighted<T>(rng: Rng, items: readonly T[], weight: (item: T) => num
 
 interface Cell { west: number; south: number; east: number; north: number }
 
-function addressesOf(rng: Rng, seed: string, index: number, block: SeMunicipalityBlock, row: number, col: number, lot: Cell): SeSampleAddress[] {
+function addressesOf(rng: Rng, plan: SeSamplePlan, index: number, block: SeMunicipalityBlock, row: number, col: number, lot: Cell): SeSampleAddress[] {
+  const seed = plan.seed;
   const roll = rng();
-  const count = roll < 0.05 ? 0 : roll < 0.75 ? 1 : 2;
+  const weights = plan.mix.addressWeights;
+  const count = weights ? weightedCount(roll, weights) : roll < 0.05 ? 0 : roll < 0.75 ? 1 : 2;
   if (count === 0) return [];
   const segments = Math.ceil(block.cols / SE_STREET_COLS);
   const street = Math.floor(row / 2) * segments + Math.floor(col / SE_STREET_COLS);
@@ -201,7 +216,20 @@ function addressesOf(rng: Rng, seed: string, index: number, block: SeMunicipalit
   return addresses;
 }
 
-function buildingsOf(rng: Rng, seed: string, index: number, urban: boolean, lot: Cell): SeSampleBuilding[] {
+/** The count a uniform `roll` falls on, by weights (index = count). */
+function weightedCount(roll: number, weights: readonly number[]): number {
+  let total = 0;
+  for (const w of weights) total += w;
+  let r = roll * total;
+  for (let i = 0; i < weights.length; i++) if ((r -= weights[i]) < 0) return i;
+  return weights.length - 1;
+}
+
+/** Where complementary building k stands: a band along the lot's south side, clear of the main building. */
+const COMPLEMENT_WEST = [0.05, 0.27, 0.49, 0.71];
+
+function buildingsOf(rng: Rng, plan: SeSamplePlan, index: number, urban: boolean, lot: Cell): SeSampleBuilding[] {
+  const seed = plan.seed;
   const width = lot.east - lot.west, height = lot.north - lot.south;
   // Main building: the middle of the lot, clear of the address points 3 m from the street edges.
   const west = Math.round(lot.west + width * 0.2), east = Math.round(lot.east - width * 0.2);
@@ -223,16 +251,18 @@ function buildingsOf(rng: Rng, seed: string, index: number, urban: boolean, lot:
     parts,
     versiongiltigfran: isoDate(rng, 2015, 2025),
   }];
-  if (rng() < 0.5) {
+  const complementWeights = plan.mix.complementWeights;
+  const complements = complementWeights ? Math.min(COMPLEMENT_WEST.length, weightedIndex(rng, complementWeights)) : rng() < 0.5 ? 1 : 0;
+  for (let k = 0; k < complements; k++) {
     const size = Math.round(Math.min(width, height) * 0.12);
-    const cornerWest = Math.round(lot.west + width * 0.05), cornerSouth = Math.round(lot.south + height * 0.1);
+    const cornerWest = Math.round(lot.west + width * COMPLEMENT_WEST[k]), cornerSouth = Math.round(lot.south + height * 0.1);
     buildings.push({
-      objektidentitet: deterministicUuid(`${seed}/se/building/${index}/2`),
+      objektidentitet: deterministicUuid(`${seed}/se/building/${index}/${k + 2}`),
       objekttypnr: COMPLEMENT.objekttypnr,
       objekttyp: COMPLEMENT.objekttyp,
       andamal: pick(rng, COMPLEMENT.andamal),
       huvudbyggnad: 'Nej',
-      husnummer: 2,
+      husnummer: k + 2,
       parts: [rectangle(cornerWest, cornerSouth, cornerWest + size, cornerSouth + size)],
       versiongiltigfran: isoDate(rng, 2015, 2025),
     });
@@ -295,13 +325,23 @@ export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSamplePr
     cadastreId: seCadastreId(parts),
     areas,
     senastandrad,
-    addresses: kind === 'samfallighet' ? [] : addressesOf(rng, plan.seed, index, block, row, col, lots[0]),
-    buildings: kind === 'samfallighet' ? [] : buildingsOf(rng, plan.seed, index, urban, lots[0]),
+    addresses: kind === 'samfallighet' ? [] : addressesOf(rng, plan, index, block, row, col, lots[0]),
+    buildings: kind === 'samfallighet' ? [] : buildingsOf(rng, plan, index, urban, lots[0]),
+    mix: plan.mix,
   };
 }
 
 export function* propertiesOfSwedishPlan(plan: SeSamplePlan): Generator<SeSampleProperty> {
+  if (plan.window) {
+    yield* plan.window.pass(plan.count);
+    return;
+  }
   for (let index = 0; index < plan.count; index++) yield swedishPropertyAt(plan, index);
+}
+
+/** The Swedish plan a register writer works from: the sample's, or `parcels` properties at the historical ratios. */
+export function swedishPlanOf(context: { sePlan?: SeSamplePlan; parcels: number; seed: string }): SeSamplePlan {
+  return context.sePlan ?? planSwedishSample(swedishPropertyCount(context.parcels), context.seed);
 }
 
 /** Every property of a sample of `count`, streamed, deterministic from the seed. */

@@ -12,7 +12,7 @@ import { salePrice, type PricedProperty, type PriceUse } from '../price-model.js
 import { parcelRng, pick, type Rng } from '../random.js';
 import { writeTar } from '../tar-writer.js';
 import { isFeaturedSe, loadSwedishMunicipalities } from './municipalities.js';
-import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
+import { propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
 import type { SePoint, SeSampleProperty } from './types.js';
 
@@ -137,7 +137,7 @@ function* codeTable(rows: Iterable<[string, string]>): Generator<string> {
 }
 
 export async function writeSeTransactionsSample(context: SampleWriteContext): Promise<{ rows: number }> {
-  const plan = planSwedishSample(swedishPropertyCount(context.parcels), context.seed);
+  const plan = swedishPlanOf(context);
   return withScratchDir(async (dir) => {
     const file = (name: string) => path.join(dir, name);
     await writeLines(file('K_LANKOD.txt'), codeTable(Object.entries(COUNTIES)));

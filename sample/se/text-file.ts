@@ -7,8 +7,8 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { pacedReadable } from '../index-window.js';
 
 const CHUNK_CHARS = 1 << 16;
 
@@ -33,7 +33,7 @@ export async function writeLines(filePath: string, lines: Iterable<string>, enco
       yield line;
     }
   };
-  await pipeline(Readable.from(chunks(counted(), encoding)), createWriteStream(filePath));
+  await pipeline(pacedReadable(chunks(counted(), encoding)), createWriteStream(filePath));
   return count;
 }
 

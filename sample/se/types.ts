@@ -3,6 +3,7 @@
  * check against. Coordinates are EPSG:3006 (SWEREF 99 TM) easting, northing in metres, rounded
  * to centimetres as written.
  */
+import type { SwedishMix } from '../profile.js';
 
 export type SePoint = [east: number, north: number];
 
@@ -92,4 +93,6 @@ export interface SeSampleProperty {
   addresses: SeSampleAddress[];
   /** Inside the first area; none for a samfällighet. */
   buildings: SeSampleBuilding[];
+  /** The plan's ratios, which the per-property registers (companies) read. */
+  mix: SwedishMix;
 }

@@ -11,8 +11,9 @@
  */
 import { GeoPackageWriter, type GeoPackageLayerSpec } from '../../sources/formats/geopackage-writer.js';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
-import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from './properties.js';
+import { propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import type { SePoint, SeSampleProperty } from './types.js';
+import { cursorMovedBy, waitIfAhead, type WindowCursor } from '../index-window.js';
 
 const flat = (ring: SePoint[]) => ring.flatMap(([east, north]) => [east, north]);
 
@@ -60,8 +61,10 @@ const BUILDING_LAYER: GeoPackageLayerSpec = {
   ],
 };
 
-function writeLayer(path: string, layer: GeoPackageLayerSpec, context: SampleWriteContext, rowsOf: (property: SeSampleProperty, writer: GeoPackageWriter) => void): { rows: number } {
-  const plan = planSwedishSample(swedishPropertyCount(context.parcels), context.seed);
+type RowsOf = (property: SeSampleProperty, writer: GeoPackageWriter) => void;
+
+function writeLayer(path: string, layer: GeoPackageLayerSpec, context: SampleWriteContext, rowsOf: RowsOf): { rows: number } {
+  const plan = swedishPlanOf(context);
   const writer = GeoPackageWriter.create(path, layer);
   try {
     for (const property of propertiesOfSwedishPlan(plan)) rowsOf(property, writer);
@@ -71,46 +74,81 @@ function writeLayer(path: string, layer: GeoPackageLayerSpec, context: SampleWri
   return { rows: writer.rows };
 }
 
-export function writeSeCadastreGpkg(context: SampleWriteContext): { rows: number } {
-  return writeLayer(context.path, CADASTRE_LAYER, context, (p, writer) => {
-    for (const area of p.areas) {
-      writer.add(
-        [area.objektidentitet, p.registerenhetsreferens, p.objekttyp, p.senastandrad, p.lanskod, p.kommunkod, p.kommunnamn, p.trakt, p.block, p.enhet, area.omradesnummer, area.etikett],
-        { type: 'MultiPolygon', polygons: [[flat(area.exterior)]] },
-      );
-    }
-  });
-}
+/** Properties between two turns of the event loop when the generator writes the layers together. */
+const TURN = 1000;
 
-export function writeSeAddressGpkg(context: SampleWriteContext): { rows: number } {
-  return writeLayer(context.path, ADDRESS_LAYER, context, (p, writer) => {
-    for (const a of p.addresses) {
-      writer.add(
-        [a.objektidentitet, a.adressplatstyp, a.adressomrade, 'Gatuadressområde', null, a.adressplatsnummer, a.bokstavstillagg, a.lagestillagg,
-          a.lagestillaggsnummer, a.avvikerfranstandarden, a.avvikandeadressplatsbeteckning, null, p.kommunkod, p.kommunnamn.charAt(0) + p.kommunnamn.slice(1).toLocaleLowerCase('sv-SE'),
-          p.lanskod, null, a.postnummer, a.postort, a.statusforbelagenhetsadress, a.versiongiltigfran],
-        { type: 'Point', points: [...a.point] },
-      );
-    }
-  });
-}
-
-export function writeSeBuildingGpkg(context: SampleWriteContext): { rows: number } {
-  return writeLayer(context.path, BUILDING_LAYER, context, (p, writer) => {
-    for (const b of p.buildings) {
-      const andamal = [0, 1, 2, 3, 4].map((i) => b.andamal[i] ?? null);
-      for (const part of b.parts) {
-        writer.add(
-          [b.objektidentitet, b.versiongiltigfran, 1, b.objekttypnr, b.objekttyp, 'Takkant', null, b.husnummer, b.huvudbyggnad, ...andamal],
-          { type: 'MultiPolygon', polygons: [[flat(part)]] },
-        );
+/**
+ * The same file, written in turns: the other Swedish writers stream the same properties at the
+ * same time, and the generator builds each property once for all of them (sample/index-window.ts).
+ */
+async function writeLayerInTurns(path: string, layer: GeoPackageLayerSpec, context: SampleWriteContext, rowsOf: RowsOf): Promise<{ rows: number }> {
+  const plan = swedishPlanOf(context);
+  const writer = GeoPackageWriter.create(path, layer);
+  try {
+    const properties = propertiesOfSwedishPlan(plan);
+    let own: WindowCursor | undefined;
+    for (let done = 1; ; done++) {
+      const { result, cursor } = cursorMovedBy(() => properties.next());
+      own ??= cursor;
+      if (result.done) break;
+      rowsOf(result.value, writer);
+      if (done % TURN === 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await waitIfAhead(own);
       }
     }
-  });
+  } finally {
+    writer.close();
+  }
+  return { rows: writer.rows };
+}
+
+const cadastreRows: RowsOf = (p, writer) => {
+  for (const area of p.areas) {
+    writer.add(
+      [area.objektidentitet, p.registerenhetsreferens, p.objekttyp, p.senastandrad, p.lanskod, p.kommunkod, p.kommunnamn, p.trakt, p.block, p.enhet, area.omradesnummer, area.etikett],
+      { type: 'MultiPolygon', polygons: [[flat(area.exterior)]] },
+    );
+  }
+};
+
+export function writeSeCadastreGpkg(context: SampleWriteContext): { rows: number } {
+  return writeLayer(context.path, CADASTRE_LAYER, context, cadastreRows);
+}
+
+const addressRows: RowsOf = (p, writer) => {
+  for (const a of p.addresses) {
+    writer.add(
+      [a.objektidentitet, a.adressplatstyp, a.adressomrade, 'Gatuadressområde', null, a.adressplatsnummer, a.bokstavstillagg, a.lagestillagg,
+        a.lagestillaggsnummer, a.avvikerfranstandarden, a.avvikandeadressplatsbeteckning, null, p.kommunkod, p.kommunnamn.charAt(0) + p.kommunnamn.slice(1).toLocaleLowerCase('sv-SE'),
+        p.lanskod, null, a.postnummer, a.postort, a.statusforbelagenhetsadress, a.versiongiltigfran],
+      { type: 'Point', points: [...a.point] },
+    );
+  }
+};
+
+export function writeSeAddressGpkg(context: SampleWriteContext): { rows: number } {
+  return writeLayer(context.path, ADDRESS_LAYER, context, addressRows);
+}
+
+const buildingRows: RowsOf = (p, writer) => {
+  for (const b of p.buildings) {
+    const andamal = [0, 1, 2, 3, 4].map((i) => b.andamal[i] ?? null);
+    for (const part of b.parts) {
+      writer.add(
+        [b.objektidentitet, b.versiongiltigfran, 1, b.objekttypnr, b.objekttyp, 'Takkant', null, b.husnummer, b.huvudbyggnad, ...andamal],
+        { type: 'MultiPolygon', polygons: [[flat(part)]] },
+      );
+    }
+  }
+};
+
+export function writeSeBuildingGpkg(context: SampleWriteContext): { rows: number } {
+  return writeLayer(context.path, BUILDING_LAYER, context, buildingRows);
 }
 
 export const SE_GEODATA_SAMPLE_FILES: SampleRegisterFile[] = [
-  { sourceId: 'se-cadastre', country: 'SE', fileName: 'fastighetsindelning_sverige.gpkg', write: async (context) => writeSeCadastreGpkg(context) },
-  { sourceId: 'se-address', country: 'SE', fileName: 'belagenhetsadresser_sverige.gpkg', write: async (context) => writeSeAddressGpkg(context) },
-  { sourceId: 'se-building', country: 'SE', fileName: 'byggnad_sverige.gpkg', write: async (context) => writeSeBuildingGpkg(context) },
+  { sourceId: 'se-cadastre', country: 'SE', fileName: 'fastighetsindelning_sverige.gpkg', write: (context) => writeLayerInTurns(context.path, CADASTRE_LAYER, context, cadastreRows) },
+  { sourceId: 'se-address', country: 'SE', fileName: 'belagenhetsadresser_sverige.gpkg', write: (context) => writeLayerInTurns(context.path, ADDRESS_LAYER, context, addressRows) },
+  { sourceId: 'se-building', country: 'SE', fileName: 'byggnad_sverige.gpkg', write: (context) => writeLayerInTurns(context.path, BUILDING_LAYER, context, buildingRows) },
 ];

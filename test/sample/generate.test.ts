@@ -1,4 +1,3 @@
-import { SAMPLE_REGISTER_FILES } from '../../sample/register-files.js';
 import { createHash } from 'node:crypto';
 import { readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import {
   generateSample,
   type SampleResult,
 } from '../../sample/generate.js';
+import { GENERATOR_VERSION } from '../../sample/manifest.js';
 import { readZip, tempDir } from './helpers.js';
 
 const PARCELS = 300;
@@ -64,7 +64,7 @@ describe('generateSample', () => {
 
   it('records counts, sizes and sha256 that match the files', async () => {
     const manifest = JSON.parse(await readFile(first.manifestPath, 'utf8'));
-    expect(manifest).toMatchObject({ generator: 'nordprop-sample', version: 1, seed: 'determinism', parcels: PARCELS });
+    expect(manifest).toMatchObject({ generator: 'nordprop-sample', version: GENERATOR_VERSION, seed: 'determinism', parcels: PARCELS });
     for (const [name, path] of [[ADDRESS_CSV_ZIP, first.files.addressCsvZip], [TEIG_GML_ZIP, first.files.teigGmlZip]]) {
       expect(manifest.files[name]).toBe(await sha256(path));
       expect(manifest.sizes[name]).toBe((await stat(path)).size);
@@ -120,10 +120,10 @@ describe('generateSample', () => {
     expect((await generateSample({ outDir: dir, parcels: 30, seed: 3 })).skipped).toBe(false);
   });
 
-  it('reports progress up to twice the parcel count (one pass per file)', async () => {
+  it('reports progress up to the Norwegian parcels plus the Swedish properties', async () => {
     const calls: [number, number][] = [];
     await generateSample({ outDir: await tempDir('sample-progress'), parcels: 25, seed: 4, onProgress: (d, t) => calls.push([d, t]) });
-    const total = (2 + SAMPLE_REGISTER_FILES.length) * 25; // one pass per file
+    const total = 2 * 25; // the writers share each parcel and property: counted once
     expect(calls.at(-1)).toEqual([total, total]);
     expect(calls.every(([done, all], i) => all === total && (i === 0 || done >= calls[i - 1][0]))).toBe(true);
   });
