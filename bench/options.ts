@@ -1,14 +1,21 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
+import type { SampleProfileName } from '../sample/profile.js';
 
-/** The benchmark's command line: `npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]`. */
-
-export const NATIONAL_PARCELS = 300_000;
+/**
+ * The benchmark's command line: `npm run bench -- [--scale S | --parcels N] [--runs N] [--out FILE]
+ * [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]`. By default the sample is the
+ * national profile at scale 1 (sample/profile.ts): every register at its national size.
+ */
 
 export interface BenchOptions {
-  /** Sample size in parcels (≈3.3 addresses each); 300,000 is national size. */
-  parcels: number;
+  /** `national` (default, `--scale`) or `parcels` (`--parcels N`, a smoke size with the generator's town-heavy ratios). */
+  profile: SampleProfileName;
+  /** The national profile's fraction of national size (1 = national); 1 for `parcels`. */
+  scale: number;
+  /** The parcels profile's size; undefined for the national profile (it sizes itself). */
+  parcels: number | undefined;
   /** Repetitions of each measurement; medians are reported. */
   runs: number;
   /** The Markdown report written at the end. */
@@ -24,13 +31,18 @@ export interface BenchOptions {
   /** Where the sample, worker data and logs go. */
   workDir: string;
   sampleDir: string;
+  /** A short name of the sample size, for file names: `national`, `national-0.1`, `parcels-3000`. */
+  sizeLabel: string;
   databaseName: string;
 }
 
-const USAGE = `usage: npm run bench -- [--parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]
-  --parcels N  sample size in parcels (default ${NATIONAL_PARCELS}, national size: ≈1,000,000 addresses)
+const USAGE = `usage: npm run bench -- [--scale S | --parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]
+  --scale S    national profile at S × national size, e.g. 0.1 (default 1: 2.6 M Norwegian addresses,
+               4.2 M buildings, 1.1 M companies; 3.3 M Swedish properties, 8 M buildings, 3 M companies)
+  --parcels N  instead a small sample of N parcels with the generator's town-heavy ratios (a smoke run;
+               ≈3.4 addresses per parcel, not national proportions)
   --runs N     repetitions of each measurement, median reported (default 3)
-  --out FILE   report file (default BENCHMARKS.md at national size, .data/bench/BENCHMARKS-<N>.md otherwise)
+  --out FILE   report file (default BENCHMARKS.md at national size, .data/bench/BENCHMARKS-<size>.md otherwise)
   --skip-ogr   do not run the ogr2ogr comparisons
   --skip-api   do not load-test the REST API on the loaded store
   --skip-derive  do not time the derived datasets on the loaded store
@@ -48,6 +60,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     args: argv,
     options: {
       parcels: { type: 'string' },
+      scale: { type: 'string' },
       runs: { type: 'string' },
       out: { type: 'string' },
       'skip-ogr': { type: 'boolean', default: false },
@@ -62,17 +75,25 @@ export function parseOptions(argv: string[]): BenchOptions {
     console.log(USAGE);
     process.exit(0);
   }
-  const parcels = positiveInt('parcels', values.parcels, NATIONAL_PARCELS);
+  if (values.parcels !== undefined && values.scale !== undefined) throw new Error(`--scale and --parcels are two different sample profiles: give one\n${USAGE}`);
+  const parcels = values.parcels === undefined ? undefined : positiveInt('parcels', values.parcels, 0);
+  const scale = values.scale === undefined ? 1 : Number(values.scale);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new Error(`--scale must be a number in (0, 1], got "${values.scale}"\n${USAGE}`);
+  const profile: SampleProfileName = parcels === undefined ? 'national' : 'parcels';
   const runs = positiveInt('runs', values.runs, 3);
   const workDir = path.join(PROJECT_ROOT, '.data/bench');
-  // A smoke run at another size gets its own sample folder and report, so it never
-  // overwrites the national sample (slow to regenerate) or the committed figures.
-  const national = parcels === NATIONAL_PARCELS;
-  const sampleDir = path.join(workDir, national ? 'sample' : `sample-${parcels}`);
+  // A smaller run gets its own sample folder and report, so it never overwrites the national
+  // sample (slow to regenerate) or the committed figures.
+  const national = profile === 'national' && scale === 1;
+  const sizeLabel = profile === 'parcels' ? `parcels-${parcels}` : national ? 'national' : `national-${scale}`;
+  const sampleDir = path.join(workDir, national ? 'sample' : `sample-${sizeLabel}`);
   const out = values.out
     ? path.resolve(values.out)
     : national
       ? path.join(PROJECT_ROOT, 'BENCHMARKS.md')
-      : path.join(workDir, `BENCHMARKS-${parcels}.md`);
-  return { parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false, skipDerive: values['skip-derive'] ?? false, skipWebhooks: values['skip-webhooks'] ?? false, workDir, sampleDir, databaseName: 'nordprop_bench' };
+      : path.join(workDir, `BENCHMARKS-${sizeLabel}.md`);
+  return {
+    profile, scale: profile === 'national' ? scale : 1, parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false,
+    skipDerive: values['skip-derive'] ?? false, skipWebhooks: values['skip-webhooks'] ?? false, workDir, sampleDir, sizeLabel, databaseName: 'nordprop_bench',
+  };
 }

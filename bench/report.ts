@@ -7,10 +7,16 @@ import { findings } from './findings.js';
 import { describeStatement } from './publish-breakdown.js';
 import { evaluateTargets, footprint, workerPeaks } from './targets.js';
 import type { MemoryPeak } from './worker-process.js';
+import { describeSampleSize, type BenchSample } from './sample-data.js';
 
 /** BENCHMARKS.md and the short stdout summary, rendered from the measured results only. */
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** The generator call that made the sample, as the report shows it. */
+function sampleCall(sample: BenchSample): string {
+  return sample.profile === 'national' ? `\`generateSample({ profile: 'national', scale: ${sample.scale}, seed: 'bench' })\`` : `\`generateSample({ parcels: ${int(sample.parcels)}, seed: 'bench' })\``;
+}
 const secs = (s: number) => (s < 10 ? s.toFixed(2) : s.toFixed(1));
 const mib = (bytes: number) => `${int(bytes / 2 ** 20)} MiB`;
 const size = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${int(bytes / 1024)} KiB`);
@@ -318,7 +324,7 @@ export function renderReport(results: BenchResults): string {
     '# Benchmarks',
     '',
     `Produced by \`npm run bench\` (\`scripts/bench.sh\` → \`bench/run.ts\`, compiled to \`dist/\`) on ${results.startedAt.slice(0, 10)}, in one run from ${results.startedAt.slice(11, 16)} to ${results.finishedAt.slice(11, 16)} UTC. ` +
-      `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench\` (this run took ${Math.round((Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60000)} minutes; \`npm run bench -- --parcels 3000 --runs 1\` is a one-minute smoke run that writes to \`.data/bench/\` instead).`,
+      `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench\` (this run took ${Math.round((Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60000)} minutes; \`npm run bench -- --scale 0.01 --runs 1\` is a proportional run and \`npm run bench -- --parcels 3000 --runs 1\` a one-minute smoke run, both written to \`.data/bench/\` instead).`,
     '',
     '## Targets',
     '',
@@ -350,8 +356,8 @@ export function renderReport(results: BenchResults): string {
     ...codeSection(results),
     '## Data',
     '',
-    `The deterministic sample registers${results.sample.parcels === 300_000 ? ' at national size' : ' (a reduced size, not national)'} (\`generateSample({ parcels: ${int(results.sample.parcels)}, seed: 'bench' })\`, in \`.data/bench/\`): ` +
-      `${int(results.sample.addresses)} addresses and ${int(results.sample.parcels)} parcels, in the real Kartverket formats.`,
+    `The deterministic sample registers at ${describeSampleSize(results.sample)} (${sampleCall(results.sample)}, in \`.data/bench/\`; see docs/sample-profiles.md): ` +
+      `${int(results.sample.addresses)} Norwegian addresses and ${int(results.sample.parcels)} parcels in the real Kartverket formats, ${int(results.sample.seProperties ?? results.sample.parcels)} Swedish properties, every other register at its own size (rows per file in the sample's sample-manifest.json).`,
     '',
     '| file | zipped | unzipped | rows |',
     '|---|---:|---:|---:|',

@@ -22,7 +22,7 @@ import { measureRegisterLoads } from './register-loads.js';
 import { renderReport, renderSummary } from './report.js';
 import { SOURCES } from '../sources/registry.js';
 import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
-import { ensureSample, type BenchSample, type InputFile } from './sample-data.js';
+import { describeSampleSize, ensureSample, type BenchSample, type InputFile } from './sample-data.js';
 import { startTemporalServer, type TemporalServer } from '../lib/temporal/dev-server.js';
 import { startWorker, type MemoryPeak, type WorkerEnv, type WorkerProcess } from './worker-process.js';
 
@@ -181,9 +181,9 @@ async function main(): Promise<void> {
   const source = await sourceState();
   const load = monitorLoad();
   await mkdir(options.workDir, { recursive: true });
-  log(`sample: ${options.parcels} parcels in ${path.relative(process.cwd(), options.sampleDir)} (generated once, then reused)`);
-  const sample: BenchSample = await ensureSample(options.sampleDir, options.parcels, log);
-  log(`sample ${sample.generated ? `generated in ${sample.generateSeconds.toFixed(0)} s` : 'reused'}: ${sample.addresses} addresses, ${sample.parcels} parcels`);
+  log(`sample: ${options.sizeLabel} in ${path.relative(process.cwd(), options.sampleDir)} (generated once, then reused)`);
+  const sample: BenchSample = await ensureSample(options.sampleDir, options, log);
+  log(`sample ${sample.generated ? `generated in ${sample.generateSeconds.toFixed(0)} s` : 'reused'}: ${describeSampleSize(sample)}, ${sample.addresses} addresses, ${sample.parcels} parcels, ${sample.seProperties} Swedish properties`);
 
   log(`database ${options.databaseName}: drop, create, migrate`);
   const databaseUrl = await recreateDatabase(options.databaseName);
@@ -262,7 +262,7 @@ async function main(): Promise<void> {
       registers,
       nightly,
     };
-    await writeFile(path.join(options.workDir, `results-${options.parcels}.json`), `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(path.join(options.workDir, `results-${options.sizeLabel}.json`), `${JSON.stringify(results, null, 2)}\n`);
     await writeFile(options.out, renderReport(results));
     if (!options.skipDerive) {
       log('== derived datasets on the loaded store (bench/derive.ts), section added to the report');

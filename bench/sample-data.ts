@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { ADDRESS_CSV_ENTRY, TEIG_GML_ENTRY, generateSample } from '../sample/generate.js';
+import type { SampleProfileName } from '../sample/profile.js';
 
 /**
  * The benchmark's input: the deterministic sample registers at the requested size, generated
@@ -17,8 +18,15 @@ export interface InputFile {
 
 export interface BenchSample {
   dir: string;
+  /** `national` (each register at its national target times `scale`) or `parcels`. */
+  profile: SampleProfileName;
+  scale: number;
+  /** Norwegian teiger. */
   parcels: number;
+  seProperties: number;
   addresses: number;
+  /** Records per file, as the generator counted them. */
+  rows: Record<string, number>;
   generated: boolean;
   generateSeconds: number;
   address: InputFile;
@@ -48,27 +56,37 @@ async function describe(zipPath: string, entry: string): Promise<InputFile> {
   return { zipPath, entry, zipBytes: (await stat(zipPath)).size, entryBytes: await entrySize(zipPath, entry) };
 }
 
-export async function ensureSample(dir: string, parcels: number, log: (line: string) => void): Promise<BenchSample> {
+export async function ensureSample(dir: string, size: { profile: SampleProfileName; scale: number; parcels: number | undefined }, log: (line: string) => void): Promise<BenchSample> {
   const started = Date.now();
   let lastReport = 0;
   const result = await generateSample({
     outDir: dir,
-    parcels,
+    ...(size.profile === 'national' ? { profile: 'national', scale: size.scale } : { parcels: size.parcels }),
     seed: 'bench',
     onProgress: (done, total) => {
       if (Date.now() - lastReport < 10_000) return;
       lastReport = Date.now();
-      log(`sample: ${Math.round((100 * done) / total)}% (${done} of ${total} parcel passes)`);
+      log(`sample: ${Math.round((100 * done) / total)}% (${done} of ${total} parcels and properties)`);
     },
   });
   return {
     dir: result.outDir,
+    profile: result.profile,
+    scale: result.scale,
     parcels: result.parcels,
+    seProperties: result.seProperties,
     addresses: result.addresses,
+    rows: result.rows,
     generated: !result.skipped,
     generateSeconds: (Date.now() - started) / 1000,
     address: await describe(result.files.addressCsvZip, ADDRESS_CSV_ENTRY),
     teig: await describe(result.files.teigGmlZip, TEIG_GML_ENTRY),
     sourceFiles: result.sourceFiles,
   };
+}
+
+/** How the report names the sample's size, so nothing smaller is called national. */
+export function describeSampleSize(sample: Pick<BenchSample, 'profile' | 'scale' | 'parcels'>): string {
+  if (sample.profile === 'national') return sample.scale === 1 ? 'national size (the national profile at scale 1)' : `${sample.scale} × national size (the national profile at scale ${sample.scale}, not national)`;
+  return `a ${sample.parcels.toLocaleString('en')}-parcel smoke sample (the parcels profile, not national)`;
 }

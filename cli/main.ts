@@ -125,10 +125,12 @@ program
   .command('sample')
   .description('write deterministic sample registers in the real formats')
   .requiredOption('--out <dir>', 'output folder')
-  .option('--parcels <n>', 'number of parcels (≈3.3 addresses each)', '5000')
+  .option('--parcels <n>', 'parcels profile: Norwegian parcels and Swedish properties (≈3.4 addresses per parcel, mostly towns; default 5000)')
+  .option('--profile <name>', 'parcels (default) or national: each register at its national size (2.6 M Norwegian addresses, 8 M Swedish buildings, …)')
+  .option('--scale <s>', 'national profile: fraction of national size, e.g. 0.1 (default 1)')
   .option('--seed <seed>', 'random seed', 'nordprop')
   .addOption(json())
-  .action(run((o) => sampleCommand({ out: o.out, parcels: o.parcels, seed: o.seed, json: !!o.json })));
+  .action(run((o) => sampleCommand({ out: o.out, parcels: o.parcels, profile: o.profile, scale: o.scale, seed: o.seed, json: !!o.json })));
 
 program
   .command('lookup')

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs what the benchmark needs, then measures nordprop's loads of the
-# national-size sample registers against a raw COPY and ogr2ogr, and writes BENCHMARKS.md.
-# Flags go to bench/run.ts: `npm run bench -- --parcels 3000 --runs 1` is a quick smoke run
+# national-profile sample registers against a raw COPY and ogr2ogr, and writes BENCHMARKS.md.
+# Flags go to bench/run.ts: the sample is the national profile (`--scale 0.1` for a proportional
+# tenth); `npm run bench -- --parcels 3000 --runs 1` is a quick smoke run
 # (it writes its report under .data/bench/, not BENCHMARKS.md).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh

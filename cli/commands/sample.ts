@@ -1,28 +1,71 @@
 import cliProgress from 'cli-progress';
 import { generateSample } from '../../sample/generate.js';
+import { SAMPLE_PROFILES, type SampleProfileName } from '../../sample/profile.js';
 import { printJson } from '../output.js';
 
-export async function sampleCommand(options: { out: string; parcels: string; seed: string; json: boolean }): Promise<number> {
-  const parcels = Number(options.parcels);
-  if (!Number.isInteger(parcels) || parcels < 1) {
+export interface SampleCommandOptions {
+  out: string;
+  /** Absent: the profile's own size (5000 for `parcels`). */
+  parcels?: string;
+  profile?: string;
+  scale?: string;
+  seed: string;
+  json: boolean;
+}
+
+/** `nordprop sample --out DIR [--parcels N | --profile national [--scale S]] [--seed S]`. */
+export async function sampleCommand(options: SampleCommandOptions): Promise<number> {
+  const profile = (options.profile ?? 'parcels') as SampleProfileName;
+  if (!SAMPLE_PROFILES.includes(profile)) {
+    console.error(`--profile must be one of ${SAMPLE_PROFILES.join(', ')}, got "${options.profile}"`);
+    return 2;
+  }
+  const parcels = options.parcels === undefined ? undefined : Number(options.parcels);
+  if (parcels !== undefined && (!Number.isInteger(parcels) || parcels < 1)) {
     console.error(`--parcels must be a positive whole number, got "${options.parcels}"`);
     return 2;
   }
-  const bar = !options.json && process.stderr.isTTY ? new cliProgress.SingleBar({ format: ' sample |{bar}| {value}/{total} parcels', stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+  const scale = options.scale === undefined ? undefined : Number(options.scale);
+  if (scale !== undefined && !Number.isFinite(scale)) {
+    console.error(`--scale must be a number, got "${options.scale}"`);
+    return 2;
+  }
+  const bar = !options.json && process.stderr.isTTY
+    ? new cliProgress.SingleBar({ format: ' sample |{bar}| {value}/{total} parcels and properties', stream: process.stderr }, cliProgress.Presets.shades_classic)
+    : undefined;
   let started = false;
-  const result = await generateSample({
-    outDir: options.out,
-    parcels,
-    seed: options.seed,
-    onProgress: (done, total) => {
-      if (!bar) return;
-      if (!started) bar.start(total, 0);
-      started = true;
-      bar.update(done);
-    },
-  });
+  let result;
+  try {
+    result = await generateSample({
+      outDir: options.out,
+      parcels,
+      profile,
+      scale,
+      seed: options.seed,
+      onProgress: (done, total) => {
+        if (!bar) return;
+        if (!started) bar.start(total, 0);
+        started = true;
+        bar.update(done);
+      },
+    });
+  } catch (error) {
+    bar?.stop();
+    // A size the profile does not take is the user's to fix, not a crash.
+    if (error instanceof RangeError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
   bar?.stop();
   if (options.json) printJson(result);
-  else console.log(`${result.skipped ? 'sample already up to date' : 'wrote sample'} in ${result.outDir}: ${result.parcels} parcels, ${result.addresses} addresses`);
+  else {
+    const size = result.profile === 'national' ? `national profile at scale ${result.scale}: ` : '';
+    console.log(
+      `${result.skipped ? 'sample already up to date' : 'wrote sample'} in ${result.outDir}: ${size}${result.parcels} Norwegian parcels, ` +
+        `${result.addresses} addresses, ${result.seProperties} Swedish properties`,
+    );
+  }
   return 0;
 }
