@@ -51,6 +51,7 @@ beforeAll(async () => {
       '/flaky': (n) => (n <= 2 ? 500 : 200),
       '/down': () => 503,
       '/deleted': () => 500,
+      '/paused-later': () => 500,
     },
   });
   pipeline = await startPipeline({
@@ -116,6 +117,8 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
   let changedFile: string;
   /** Attempts /deleted had received when its subscription was deleted. */
   let deletedAt: number;
+  /** Attempts /paused-later had received when its subscription was paused. */
+  let pausedAt: number;
 
   it('a refresh whose input gives a property a new owner delivers exactly the expected events, verifiable two ways', { timeout: 300_000 }, async () => {
     const lines = (await readFile(path.join(sampleDir, 'Grunnbok_0000_Norge.jsonl'), 'utf8')).trim().split('\n');
@@ -136,6 +139,7 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
     subs.down = await subscribe(target, ['OWNER_CHANGED'], '/down');
     subs.deleted = await subscribe(target, ['OWNER_CHANGED'], '/deleted');
     subs.paused = await subscribe(target, ['OWNER_CHANGED'], '/paused');
+    subs.pausedLater = await subscribe(target, ['OWNER_CHANGED'], '/paused-later');
     subs.tenants = await subscribe(target, ['TENANT_CHANGED', 'BUILDING_PERMIT_CHANGED'], '/tenants');
     subs.other = await subscribe({ kind: 'PROPERTY', country: 'NO', cadastreId: otherProperty }, ['OWNER_CHANGED', 'TRANSACTION_REGISTERED'], '/other');
     subs.company = await subscribe({ kind: 'COMPANY', scheme: '0192', id: company }, ['OWNER_CHANGED', 'TRANSACTION_REGISTERED'], '/company', OTHER_SECRET);
@@ -170,6 +174,10 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
     await receiver.waitFor(() => receiver.on('/deleted').length >= 1, 30_000, 'a first attempt on /deleted');
     expect((await call(api.baseUrl, 'DELETE', `/subscriptions/${subs.deleted}`, { token: alice.token })).status).toBe(204);
     deletedAt = receiver.on('/deleted').length;
+    // Another pauses its subscription after a failed first attempt.
+    await receiver.waitFor(() => receiver.on('/paused-later').length >= 1, 30_000, 'a first attempt on /paused-later');
+    await pipeline.pool.query(`UPDATE subscription SET status = 'PAUSED' WHERE subscription_id = $1`, [subs.pausedLater]);
+    pausedAt = receiver.on('/paused-later').length;
 
     await receiver.waitFor(() => receiver.on('/ok').length >= 2, 30_000, 'two events on /ok');
     console.log(`publish → first delivery on /ok: ${Math.round(receiver.on('/ok')[0].receivedAt - published)} ms (backfill workflow included)`);
@@ -308,6 +316,14 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
     expect(receiver.on('/deleted').length).toBe(deletedBefore);
     expect((await outboxOf(subs.deleted)).length).toBe(1);
     changedFile = nextFile;
+  });
+
+  it('pausing a subscription cancels its pending delivery at the next attempt', { timeout: 60_000 }, async () => {
+    await untilFinishedPolling(subs.pausedLater, 30_000);
+    const [row] = await outboxOf(subs.pausedLater);
+    expect(row).toMatchObject({ status: 'CANCELLED' });
+    expect((await pipeline.pool.query(`SELECT last_error FROM event_outbox WHERE event_id = $1`, [row.event_id])).rows[0].last_error).toBe('subscription paused');
+    expect(receiver.on('/paused-later').length).toBeLessThanOrEqual(pausedAt + 1);
   });
 
   it('publishing the same input again emits nothing, forced or not', { timeout: 120_000 }, async () => {
