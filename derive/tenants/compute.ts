@@ -134,7 +134,7 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
      WHERE o.country = $1 AND o.kind = 'ORGANIZATION' AND o.org_id IS NOT NULL`,
     [country],
   );
-  await q(`CREATE INDEX ON tenant_title (org_scheme, org_id, cadastre_id)`);
+  await q(`ANALYZE tenant_title`);
   await q(`ANALYZE tenant_match`);
 
   // A company on a property once, by its best-matching address (business before visiting).
@@ -148,12 +148,13 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
                  WHEN c.is_sub_unit THEN coalesce(c.founded_date, c.registered_date)
                  ELSE coalesce(c.registered_date, c.founded_date) END,
             c.website,
-            EXISTS (SELECT 1 FROM tenant_title ti
-                    WHERE ti.org_scheme = c.org_scheme AND ti.org_id IN (c.org_id, c.parent_org_id) AND ti.cadastre_id = m.cadastre_id),
+            own_title.org_id IS NOT NULL OR parent_title.org_id IS NOT NULL,
             m.address_id, m.address_kind, ${ruleId}
      FROM tenant_match m
      JOIN company c ON c.org_scheme = m.org_scheme AND c.org_id = m.org_id
      JOIN tenant_input i ON i.org_scheme = m.org_scheme AND i.org_id = m.org_id AND i.address_kind = m.address_kind AND i.ordinal = m.ordinal
+     LEFT JOIN tenant_title own_title ON own_title.org_scheme = c.org_scheme AND own_title.org_id = c.org_id AND own_title.cadastre_id = m.cadastre_id
+     LEFT JOIN tenant_title parent_title ON parent_title.org_scheme = c.org_scheme AND parent_title.org_id = c.parent_org_id AND parent_title.cadastre_id = m.cadastre_id
      LEFT JOIN tenant_only_unit u ON u.address_id = m.address_id
      LEFT JOIN tenant_workplace w ON m.address_kind = 'VISITING' AND w.org_scheme = m.org_scheme AND w.org_id = m.org_id AND w.ordinal = m.ordinal
      WHERE m.properties = 1
