@@ -33,6 +33,7 @@ export function verifyWebhook<T = unknown>(options: VerifyOptions): T {
   const signatures: Buffer[] = [];
   for (const part of header.split(',')) {
     const separator = part.indexOf('=');
+    if (separator < 0) continue;
     const key = part.slice(0, separator).trim();
     const value = part.slice(separator + 1).trim();
     if (key === 't' && /^\d+$/.test(value)) timestamp = Number(value);
