@@ -16,9 +16,10 @@ import { call, clientWithToken, get, startApiServer, TEST_MASTER_KEY, type ApiSe
 
 /**
  * End to end, as a subscriber lives it: subscriptions made through the API on a sample
- * property; a land-register refresh whose input gives the property a new owner (through a
- * registered sale); deliveries by the real worker to a local HTTPS receiver whose self-signed
- * certificate the worker is told to trust. Retry time is compressed by configuration only.
+ * property and on a company; a land-register backfill whose input sells the property to the
+ * company, then a permits backfill with a new case on it; deliveries by the real worker to a
+ * local HTTPS receiver whose self-signed certificate the worker is told to trust. Retry time is
+ * compressed by configuration only.
  */
 
 const SECRET = 'whsec_7d1f0c9a4b2e8f6a3c5d9e1b7a2f4c8e';
@@ -65,7 +66,7 @@ beforeAll(async () => {
   sampleDir = path.join(pipeline.dataDir, 'sample');
   process.env.NORDPROP_INPUT_DIR = sampleDir;
   await generateSample({ outDir: sampleDir, parcels: 60, seed: 'webhooks' });
-  const loaded = await runRefresh(pipeline.client, pipeline.taskQueue, { sources: ['no-cadastre', 'no-address', 'no-land-registry'] });
+  const loaded = await runRefresh(pipeline.client, pipeline.taskQueue, { sources: ['no-cadastre', 'no-address', 'no-land-registry', 'no-permits'] });
   expect(loaded.outcome).toBe('succeeded');
   api = await startApiServer(pipeline.pool);
   // The worker names the API's subscription URL in each event's `source`.
@@ -119,6 +120,7 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
   let deletedAt: number;
   /** Attempts /paused-later had received when its subscription was paused. */
   let pausedAt: number;
+  let changedPermits: string;
 
   it('a refresh whose input gives a property a new owner delivers exactly the expected events, verifiable two ways', { timeout: 300_000 }, async () => {
     const lines = (await readFile(path.join(sampleDir, 'Grunnbok_0000_Norge.jsonl'), 'utf8')).trim().split('\n');
@@ -142,7 +144,7 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
     subs.pausedLater = await subscribe(target, ['OWNER_CHANGED'], '/paused-later');
     subs.tenants = await subscribe(target, ['TENANT_CHANGED', 'BUILDING_PERMIT_CHANGED'], '/tenants');
     subs.other = await subscribe({ kind: 'PROPERTY', country: 'NO', cadastreId: otherProperty }, ['OWNER_CHANGED', 'TRANSACTION_REGISTERED'], '/other');
-    subs.company = await subscribe({ kind: 'COMPANY', scheme: '0192', id: company }, ['OWNER_CHANGED', 'TRANSACTION_REGISTERED'], '/company', OTHER_SECRET);
+    subs.company = await subscribe({ kind: 'COMPANY', scheme: '0192', id: company }, ['OWNER_CHANGED', 'TRANSACTION_REGISTERED', 'BUILDING_PERMIT_CHANGED'], '/company', OTHER_SECRET);
     // The spec has no pause operation; an operator pauses in the store.
     await pipeline.pool.query(`UPDATE subscription SET status = 'PAUSED' WHERE subscription_id = $1`, [subs.paused]);
 
@@ -326,6 +328,30 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
     expect(receiver.on('/paused-later').length).toBeLessThanOrEqual(pausedAt + 1);
   });
 
+  it('a new building permit case on the property reaches the property’s permit subscriber and the company now holding it', { timeout: 120_000 }, async () => {
+    const cases = (await readFile(path.join(sampleDir, 'Byggesak_0000_Norge.jsonl'), 'utf8')).trim().split('\n');
+    const [kommunenummer, gardsnummer, bruksnummer] = property.split('-');
+    const added = {
+      ...JSON.parse(cases[0]),
+      saksnummer: { saksaar: 2026, sakssekvensnummer: 4711 },
+      eiendomByggested: { kommunenummer, gardsnummer: Number(gardsnummer), bruksnummer: Number(bruksnummer), festenummer: 0, seksjonsnummer: 0 },
+    };
+    const file = path.join(pipeline.dataDir, 'permits', 'Byggesak_0000_Norge.jsonl');
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, `${[...cases, JSON.stringify(added)].join('\n')}\n`);
+    const companyBefore = receiver.on('/company').length;
+    const run = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-permits', input: file });
+    expect(sourceOf(run, 'no-permits')).toMatchObject({ outcome: 'published', inserted: 1, updated: 0, deleted: 0 });
+    await receiver.waitFor(() => receiver.on('/tenants').length >= 1 && receiver.on('/company').length > companyBefore, 30_000, 'the permit events');
+    await untilFinishedPolling(subs.tenants, 30_000);
+    const [propertyEvent] = receiver.on('/tenants').map((request) => independentlyVerified(request, SECRET));
+    expect(receiver.on('/tenants')).toHaveLength(1);
+    expect([propertyEvent.type, propertyEvent.data]).toEqual(['no.service.property.building_permit_changed', { country: 'NO', cadastreId: property, changedField: 'buildingPermits' }]);
+    const companyEvent = independentlyVerified(receiver.on('/company').at(-1)!, OTHER_SECRET);
+    expect([companyEvent.type, companyEvent.data]).toEqual(['no.service.company.building_permit_changed', { scheme: '0192', id: company, changedField: 'buildingPermits' }]);
+    changedPermits = file;
+  });
+
   it('publishing the same input again emits nothing, forced or not', { timeout: 120_000 }, async () => {
     const count = async () => (await pipeline.pool.query(`SELECT count(*)::int AS n FROM event_outbox`)).rows[0].n as number;
     // Every earlier event delivered (or failed) first, so that any later request would be new.
@@ -337,6 +363,8 @@ describe('change events delivered as signed CloudEvents webhooks', () => {
     const forced = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-land-registry', input: changedFile, force: true });
     expect(sourceOf(forced, 'no-land-registry')).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
     const added = (await pipeline.pool.query(`SELECT event_type, subscription_id, run_id, created_at FROM event_outbox ORDER BY created_at DESC LIMIT 4`)).rows;
+    const permitsAgain = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-permits', input: changedPermits, force: true });
+    expect(sourceOf(permitsAgain, 'no-permits')).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
     expect(await count(), JSON.stringify(added)).toBe(before);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(receiver.requests.length).toBe(requests);
