@@ -35,6 +35,8 @@ CREATE TABLE event_outbox (
 CREATE INDEX event_outbox_undispatched_idx ON event_outbox (created_at) WHERE dispatched_at IS NULL;
 CREATE INDEX event_outbox_subscription_idx ON event_outbox (subscription_id, created_at DESC);
 CREATE INDEX event_outbox_created_idx ON event_outbox (created_at DESC);
+-- Finished deliveries past their retention are pruned by age.
+CREATE INDEX event_outbox_finished_idx ON event_outbox (finished_at) WHERE finished_at IS NOT NULL;
 
 -- Every POST made for an event, successful or not.
 CREATE TABLE webhook_attempt (
