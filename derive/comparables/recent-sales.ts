@@ -19,7 +19,7 @@ export async function createRecentSales(client: pg.PoolClient, country: Country,
     `CREATE TEMP TABLE ${SALES_TABLE} AS
      SELECT t.transaction_id, t.cadastre_id, t.registered_at, (t.registered_at AT TIME ZONE 'Europe/Oslo')::date AS sale_date, t.price_amount AS price, t.price_currency AS currency,
             (t.price_amount / f.size_m2)::double precision AS price_per_m2,
-            f.property_type, f.building_type, f.built_year, f.size_m2, f.plot_m2, f.segment, f.segment_type, f.model_class,
+            f.property_type, f.municipality_code, f.building_type, f.built_year, f.size_m2, f.plot_m2, f.segment, f.segment_type, f.model_class,
             f.geom::geometry(Point, ${srid}) AS geom,
             -- A fixed number per sale, from its id (folds, hold-outs): the same on every run.
             ('x' || left(md5(t.transaction_id), 8))::bit(32)::int & 2147483647 AS id_hash

@@ -48,7 +48,7 @@ export async function markTraining(client: pg.PoolClient, trainingWhere: string)
 
 export async function fitAvm(client: pg.PoolClient, country: string, asOf: string): Promise<AvmFit> {
   const levels = await client.query(
-    `SELECT coalesce(array_agg(DISTINCT segment), '{}') AS segment, coalesce(array_agg(DISTINCT model_class), '{}') AS "modelClass",
+    `SELECT coalesce(array_agg(DISTINCT segment), '{}') AS segment, coalesce(array_agg(DISTINCT municipality_code), '{}') AS municipality, coalesce(array_agg(DISTINCT model_class), '{}') AS "modelClass",
             coalesce(array_agg(DISTINCT coalesce(building_type, '')), '{}') AS "buildingType", count(*)::int AS count
      FROM ${sales} WHERE training`,
   );

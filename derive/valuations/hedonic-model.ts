@@ -4,6 +4,7 @@
  *
  *   ln price = intercept
  *            + segment effect (municipality group × property type)
+ *            + municipality effect (within its group, shrunk towards the group)
  *            + (β + class slope) · ln(size / 100 m²) + (γ + class curvature) · ln(size / 100 m²)²
  *            + (δ + class plot slope) · ln(1 + plot m²)
  *            + age curve: a piecewise-linear spline in the building's age at sale, with knots at
@@ -35,6 +36,7 @@ export interface HedonicRow {
   fold: number;
   logPrice: number;
   segment: string;
+  municipality: string;
   modelClass: string;
   buildingType: string;
   /** ln(size / 100). */
@@ -51,7 +53,7 @@ export interface HedonicRow {
 export const AGE_KNOTS = [5, 15, 30, 60, 90, 120] as const;
 export const SCALAR_TERMS = ['intercept', 'log_size', 'log_size_sq', 'log_plot', 'age', ...AGE_KNOTS.map((k) => `age_${k}` as const), 'age_unknown'] as const;
 export type ScalarTerm = (typeof SCALAR_TERMS)[number];
-export const LEVEL_TERMS = ['segment', 'class', 'slope', 'curvature', 'plot', 'building_type', 'month'] as const;
+export const LEVEL_TERMS = ['segment', 'municipality', 'class', 'slope', 'curvature', 'plot', 'building_type', 'month'] as const;
 export type LevelTerm = (typeof LEVEL_TERMS)[number];
 
 export interface Coefficients {
@@ -64,11 +66,12 @@ export class HedonicDesign {
   readonly columns: number;
   private readonly offsets: Record<LevelTerm, Map<string, number>>;
 
-  constructor(levels: { segment: string[]; modelClass: string[]; buildingType: string[] }) {
+  constructor(levels: { segment: string[]; municipality: string[]; modelClass: string[]; buildingType: string[] }) {
     let next = SCALAR_TERMS.length;
     const place = (keys: string[]) => new Map(keys.map((key) => [key, next++]));
     this.offsets = {
       segment: place(levels.segment),
+      municipality: place(levels.municipality),
       class: place(levels.modelClass),
       slope: place(levels.modelClass),
       curvature: place(levels.modelClass),
@@ -107,6 +110,7 @@ export class HedonicDesign {
       }
     };
     add('segment', row.segment, 1);
+    add('municipality', row.municipality, 1);
     add('class', row.modelClass, 1);
     add('slope', row.modelClass, row.logSize);
     add('curvature', row.modelClass, row.logSize * row.logSize);
@@ -119,7 +123,7 @@ export class HedonicDesign {
   /** Ridge on the categorical effects, second differences on the month effects (with month 0 fixed at 0). */
   penalty(): Matrix {
     const p = new Matrix(this.columns, this.columns);
-    for (const term of ['segment', 'class', 'slope', 'curvature', 'plot', 'building_type'] as const) for (const column of this.offsets[term].values()) p.set(column, column, RIDGE);
+    for (const term of ['segment', 'municipality', 'class', 'slope', 'curvature', 'plot', 'building_type'] as const) for (const column of this.offsets[term].values()) p.set(column, column, RIDGE);
     const month = (k: number) => (k === 0 ? -1 : this.offsets.month.get(String(k))!);
     for (let k = 1; k < INDEX_MONTHS; k++) {
       const taps: [number, number][] = [[month(k - 1), 1], [month(k), -2], [month(k + 1), 1]];

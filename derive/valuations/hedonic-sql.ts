@@ -13,7 +13,7 @@ export const SCALAR_TABLE = 'derive_avm_scalar';
 export const LEVEL_TABLE = 'derive_avm_level';
 export const FULL_MODEL = -1;
 
-/** Feature expressions of a relation alias with size_m2, plot_m2, built_year, segment, model_class, building_type. */
+/** Feature expressions of a relation alias with size_m2, plot_m2, built_year (predictions also read segment, municipality_code, model_class, building_type). */
 export function featureSql(alias: string, yearSql: string) {
   return {
     logSize: `ln(${alias}.size_m2 / 100.0)`,
@@ -64,6 +64,7 @@ export function predictionSql(alias: string, foldSql: string, monthsBack: string
   const joins = [
     `JOIN ${SCALAR_TABLE} ${prefix}_s ON ${prefix}_s.fold = ${foldSql}`,
     level('seg', 'segment', `${alias}.segment`),
+    level('mu', 'municipality', `${alias}.municipality_code`),
     level('cl', 'class', `${alias}.model_class`),
     level('sl', 'slope', `${alias}.model_class`),
     level('cu', 'curvature', `${alias}.model_class`),
@@ -77,7 +78,7 @@ export function predictionSql(alias: string, foldSql: string, monthsBack: string
     + (${s}.log_size_sq + coalesce(${prefix}_cu.value, 0)) * ${f.logSize} * ${f.logSize}
     + (${s}.log_plot + coalesce(${prefix}_pl.value, 0)) * ${f.logPlot}
     + CASE WHEN ${f.age} IS NULL THEN ${s}.age_unknown ELSE ${ageCurve} END
-    + coalesce(${prefix}_seg.value, 0) + coalesce(${prefix}_cl.value, 0) + coalesce(${prefix}_bt.value, 0) + coalesce(${prefix}_mo.value, 0))`;
+    + coalesce(${prefix}_seg.value, 0) + coalesce(${prefix}_mu.value, 0) + coalesce(${prefix}_cl.value, 0) + coalesce(${prefix}_bt.value, 0) + coalesce(${prefix}_mo.value, 0))`;
   return { joins, expression };
 }
 
@@ -87,17 +88,18 @@ export function predictionSql(alias: string, foldSql: string, monthsBack: string
  */
 export async function streamTrainingRows(client: pg.PoolClient, salesTable: string, asOf: string, onRow: (row: HedonicRow) => void): Promise<void> {
   const f = featureSql('s', 'extract(year FROM s.sale_date)');
-  const sql = `COPY (SELECT s.fold, ln(s.price), s.segment, s.model_class, coalesce(s.building_type, ''), ${f.logSize}, ${f.logPlot}, ${f.age},
+  const sql = `COPY (SELECT s.fold, ln(s.price), s.segment, s.municipality_code, s.model_class, coalesce(s.building_type, ''), ${f.logSize}, ${f.logPlot}, ${f.age},
                       ${monthsBackSql('s.sale_date', `'${asOf}'::date`)}
                     FROM ${salesTable} s WHERE s.training ORDER BY s.transaction_id) TO STDOUT`;
   const stream = client.query(copyTo(sql));
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   for await (const line of lines) {
-    const [fold, logPrice, segment, modelClass, buildingType, logSize, logPlot, age, monthsBack] = line.split('\t');
+    const [fold, logPrice, segment, municipality, modelClass, buildingType, logSize, logPlot, age, monthsBack] = line.split('\t');
     onRow({
       fold: Number(fold),
       logPrice: Number(logPrice),
       segment,
+      municipality,
       modelClass,
       buildingType,
       logSize: Number(logSize),

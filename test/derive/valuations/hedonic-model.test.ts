@@ -19,12 +19,12 @@ function rows(count: number): HedonicRow[] {
     const monthsBack = Math.floor(rng() * 61);
     const logPrice = TRUTH.intercept + SEGMENT[segment] + TRUTH.logSize * logSize + TRUTH.logSizeSq * logSize ** 2 + TRUTH.logPlot * logPlot
       + (age === null ? TRUTH.ageUnknown : ageCurve(age)) + MONTHLY_TREND * monthsBack;
-    return { fold: i % 5, logPrice, segment, modelClass: 'GRUNNEIENDOM:11', buildingType: '111', logSize, logPlot, age, monthsBack };
+    return { fold: i % 5, logPrice, segment, municipality: segment.slice(0, 2) + '01', modelClass: 'GRUNNEIENDOM:11', buildingType: '111', logSize, logPlot, age, monthsBack };
   });
 }
 
 describe('hedonic model', () => {
-  const design = new HedonicDesign({ segment: Object.keys(SEGMENT), modelClass: ['GRUNNEIENDOM:11'], buildingType: ['111'] });
+  const design = new HedonicDesign({ segment: Object.keys(SEGMENT), municipality: ['0301', '3401'], modelClass: ['GRUNNEIENDOM:11'], buildingType: ['111'] });
   const equations = new FoldedNormalEquations(design);
   for (const row of rows(5000)) equations.add(row);
 
@@ -41,7 +41,9 @@ describe('hedonic model', () => {
     expect(slopeFrom(60)).toBeCloseTo(TRUTH.age + TRUTH.age30, 2);
     expect(slopeFrom(90)).toBeCloseTo(TRUTH.age + TRUTH.age30 + TRUTH.age90, 2);
     expect(scalars.age_unknown).toBeCloseTo(TRUTH.ageUnknown, 2);
-    expect(levels.segment.get('03:GRUNNEIENDOM')! - levels.segment.get('34:GRUNNEIENDOM')!).toBeCloseTo(0.4, 2);
+    // Each segment has one municipality here: the two effects share the segments' difference.
+    const place = (segment: string, municipality: string) => levels.segment.get(segment)! + levels.municipality.get(municipality)!;
+    expect(place('03:GRUNNEIENDOM', '0301') - place('34:GRUNNEIENDOM', '3401')).toBeCloseTo(0.4, 2);
     // The monthly index: month k back is k × 0.4 % below the asOf month.
     expect(levels.month.get('12')).toBeCloseTo(12 * MONTHLY_TREND, 3);
     expect(levels.month.get('60')).toBeCloseTo(60 * MONTHLY_TREND, 3);
