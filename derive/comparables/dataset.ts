@@ -15,13 +15,15 @@ export const comparables: DerivedDataset = {
   keyColumns: ['cadastre_id', 'transaction_id'],
   valueColumns: ['distance_m', 'price_per_m2_amount', 'price_per_m2_currency', 'similarity'],
   async compute({ client, country, asOf, stagingTable }) {
-    await createPropertyFeatures(client, country);
-    await createRecentSales(client, country, asOf);
-    await client.query(
+    const properties = await createPropertyFeatures(client, country);
+    const sales = await createRecentSales(client, country, asOf);
+    const result = await client.query(
       `INSERT INTO ${stagingTable} (country, cadastre_id, transaction_id, distance_m, price_per_m2_amount, price_per_m2_currency, similarity)
        SELECT $1, c.subject_id, c.transaction_id, round(c.distance_m::numeric, 2), round(c.price_per_m2::numeric, 2), c.currency, c.similarity
        FROM (${nearestSalesSql({ subjects: `pg_temp.${FEATURES_TABLE}`, subjectKey: 'cadastre_id', candidates: `pg_temp.${SALES_TABLE}` })}) c`,
       [country],
     );
+    // rowsRead: the built properties considered; the sales they were compared with in details.
+    return { rowsRead: properties, details: { builtProperties: properties, salesInWindow: sales, comparables: result.rowCount ?? 0 } };
   },
 };

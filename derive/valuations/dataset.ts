@@ -24,8 +24,8 @@ export const valuations: DerivedDataset = {
   dependsOn: ['comparables'],
   async compute({ client, country, asOf, stagingTable }) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error(`asOf "${asOf}" is not a YYYY-MM-DD date`);
-    await createPropertyFeatures(client, country);
-    await createRecentSales(client, country, asOf);
+    const properties = await createPropertyFeatures(client, country);
+    const sales = await createRecentSales(client, country, asOf);
     await markTraining(client, 'true');
     const fit = await fitAvm(client, country, asOf);
     // In the asOf month (month effect 0) and year; blended with the property's live comparables.
@@ -50,5 +50,16 @@ export const valuations: DerivedDataset = {
        ) v`,
       [country, asOf, CURRENCY[country], fit.blendStrength, fit.shift, Math.exp(fit.lowLog), Math.exp(fit.highLog)],
     );
+    return {
+      rowsRead: sales,
+      details: {
+        builtProperties: properties,
+        trainingSales: fit.trainingSales,
+        blendStrength: fit.blendStrength,
+        intervalLow: Math.exp(fit.lowLog),
+        intervalHigh: Math.exp(fit.highLog),
+        crossValidatedMedianError: Math.expm1(fit.crossValidatedError),
+      },
+    };
   },
 };
