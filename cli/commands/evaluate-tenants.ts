@@ -36,7 +36,7 @@ export async function evaluateTenantsCommand(options: { sample: string; out: str
     '# Tenants: evaluation on the generated sample',
     '',
     `Written by \`nordprop evaluate-tenants --sample <dir>\` on ${new Date().toISOString().slice(0, 10)}, against the store loaded from`,
-    `the sample of seed \`${manifest.seed}\`, ${manifest.parcels.toLocaleString('en')} parcels (generator version ${manifest.version}), after \`nordprop refresh\` derived the tenants.`,
+    `the sample of seed \`${manifest.seed}\`, ${manifest.parcels.toLocaleString('en')} parcels (generator version ${manifest.version}), after the derive step computed the tenants (\`nordprop refresh\` or \`nordprop derive\`).`,
     'The generator places every company at a known sample address and writes it the way registrants do (abbreviations, case, missing',
     'diacritics, a dropped letter, a missing house letter, a neighbouring postal code, c/o lines); the truth is the property of that',
     'address. A tenant row is correct when the truth puts that company on that property. Precision = correct / tenants at that',

@@ -28,10 +28,10 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
             street_match_key(btrim(parts.m[1], ' ,.-')) AS street_key, street_match_name(btrim(parts.m[1], ' ,.-')) AS street_name,
             parts.m[2]::int AS house_number, lower(parts.m[3]) AS letter,
             upper(substring(array_to_string(ca.address_lines, ' ') FROM '\\m([HhKkLlUu][0-9]{4})\\M')) AS unit_number,
-            -- A Norwegian matrikkel address (gnr/bnr[/fnr] in the company's municipality) names the property itself.
+            -- A Norwegian matrikkel address (gnr/bnr[/fnr][-undernummer] in the company's municipality) names the property itself.
             CASE WHEN $1 = 'NO' AND ca.municipality_code IS NOT NULL THEN
               (SELECT format('%s-%s-%s-%s-0', ca.municipality_code, g[1]::int, g[2]::int, coalesce(g[3], '0')::int)
-               FROM regexp_match(street.line, '^\\s*(\\d{1,5})\\s*/\\s*(\\d{1,5})(?:\\s*/\\s*(\\d{1,4}))?\\s*$') AS g WHERE g IS NOT NULL) END AS cadastre_ref
+               FROM regexp_match(street.line, '^\\s*(\\d{1,5})\\s*/\\s*(\\d{1,5})(?:\\s*/\\s*(\\d{1,4}))?(?:\\s*-\\s*\\d{1,4})?\\s*$') AS g WHERE g IS NOT NULL) END AS cadastre_ref
      FROM company_address ca
      JOIN company c ON c.org_scheme = ca.org_scheme AND c.org_id = ca.org_id
      LEFT JOIN LATERAL (
