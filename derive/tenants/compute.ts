@@ -65,17 +65,18 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
      SELECT DISTINCT ON (postal_code) postal_code, municipality_code FROM (
        SELECT postal_code, municipality_code, count(*) AS n FROM tenant_register GROUP BY 1, 2
        UNION ALL
-       SELECT left(postal_code, 3), municipality_code, count(*) - 1e9 FROM tenant_register GROUP BY 1, 2
+       SELECT left(postal_code, 3), municipality_code, count(*) FROM tenant_register GROUP BY 1, 2
      ) counted
      ORDER BY postal_code, n DESC, municipality_code`,
   );
-  await q(
-    `UPDATE tenant_input i SET municipality_code = coalesce(exact.municipality_code, region.municipality_code)
-     FROM tenant_input i2
-     LEFT JOIN tenant_postal_area exact ON exact.postal_code = i2.postal_code
-     LEFT JOIN tenant_postal_area region ON region.postal_code = left(i2.postal_code, 3)
-     WHERE i2.ctid = i.ctid AND i.municipality_code IS NULL AND i.postal_code <> ''`,
-  );
+  // The exact postal code first, then its three-digit region (the prefixes share the table
+  // without clashing: no postal code has three digits).
+  for (const code of ['i.postal_code', 'left(i.postal_code, 3)']) {
+    await q(
+      `UPDATE tenant_input i SET municipality_code = a.municipality_code FROM tenant_postal_area a
+       WHERE i.municipality_code IS NULL AND i.postal_code <> '' AND a.postal_code = ${code}`,
+    );
+  }
   await q(`ANALYZE tenant_input`);
   await q(`ANALYZE tenant_register`);
 
