@@ -11,6 +11,7 @@ import { evaluateTenants, renderTenantScores, type CountryScore } from '../../..
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { tableDigest } from '../../support/live-snapshot.js';
 import { runRefresh, sourceOf } from '../../support/runs.js';
+import { clientWithToken, get, startApiServer } from '../../api/support/api-server.js';
 
 const PARCELS = 1200;
 const SEED = 'tenants-test';
@@ -91,6 +92,30 @@ describe('tenants, computed by the nightly refresh after its sources', () => {
        FROM tenant t JOIN company c USING (org_scheme, org_id) WHERE t.country = 'NO'`,
     );
     expect(dates.rows[0]).toEqual({ sub_wrong: 0, main_wrong: 0 });
+  });
+
+  it('are served by GET /properties/{country}/{cadastreId}/tenants as the spec shapes a Tenant', async () => {
+    // An owning tenant, one with a unit number if there is one.
+    const row = (
+      await pipeline.pool.query(`SELECT t.*, api_timestamp(t.last_seen_at) AS seen FROM tenant t WHERE t.country = 'NO' AND t.is_owner ORDER BY t.unit_number NULLS LAST, t.org_id LIMIT 1`)
+    ).rows[0];
+    const api = await startApiServer(pipeline.pool);
+    try {
+      const reader = await clientWithToken(pipeline.pool, api.baseUrl, { scopes: ['properties.read'] });
+      const response = await get(api.baseUrl, `/properties/NO/${row.cadastre_id}/tenants`, reader.token);
+      expect(response.status).toBe(200);
+      expect(response.body.items).toContainEqual(
+        expect.objectContaining({
+          organization: { organizationIdentifier: { scheme: '0192', id: row.org_id }, name: row.name, country: 'NO' },
+          verification: { source: 'ENHETSREGISTERET', confidence: row.confidence, lastSeenAt: row.seen },
+          isOwner: true,
+          movedInDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+          ...(row.unit_number ? { unitNumber: row.unit_number } : {}),
+        }),
+      );
+    } finally {
+      await api.close();
+    }
   });
 
   it('changes nothing when run again on unchanged inputs (0 inserted, 0 updated, 0 deleted)', async () => {
