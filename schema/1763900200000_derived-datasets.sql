@@ -43,5 +43,7 @@ DROP FUNCTION street_match_name(text);
 ALTER TABLE utilization DROP COLUMN plan_municipality_code, DROP COLUMN plan_id, DROP COLUMN plot_area_m2;
 DROP INDEX tenant_org_idx;
 ALTER TABLE tenant DROP COLUMN address_id, DROP COLUMN address_kind, DROP COLUMN match_rule;
+-- The derive runs' ledger goes with the feature (their source_run rows cascade).
+DELETE FROM run WHERE kind = 'derive';
 ALTER TABLE run DROP CONSTRAINT run_kind_check;
 ALTER TABLE run ADD CONSTRAINT run_kind_check CHECK (kind IN ('nightly', 'refresh', 'backfill'));
