@@ -151,7 +151,7 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
     deactivateWindow(window);
 
     // Sweden, the same way.
-    const seWindow = new IndexWindow((index) => swedishPropertyAt(sePlan, index));
+    const seWindow = new IndexWindow((index) => swedishPropertyAt(sePlan, index), 32768);
     sePlan.window = seWindow;
     activateWindow(seWindow);
     clearInterval(ticker);

@@ -102,12 +102,17 @@ export function cursorMovedBy<R>(step: () => R): { result: R; cursor: WindowCurs
  * `Readable.from(pieces)`, holding back while the pass these pieces come from runs ahead of the
  * other writers of the generation (plain `Readable.from` outside one).
  */
-export function pacedReadable<P>(pieces: Iterable<P>, options?: { objectMode?: boolean; highWaterMark?: number }): Readable {
-  if (active.size === 0) return Readable.from(pieces, options);
+export function pacedReadable<P extends string | Buffer>(pieces: Iterable<P>, options?: { objectMode?: boolean; highWaterMark?: number }): Readable {
+  if (active.size === 0) return Readable.from(nonEmpty(pieces), options);
   return Readable.from(paced(pieces), options);
 }
 
-async function* paced<P>(pieces: Iterable<P>): AsyncGenerator<P> {
+/** Empty pieces are ticks (a chance to pace), never data. */
+function* nonEmpty<P extends string | Buffer>(pieces: Iterable<P>): Generator<P> {
+  for (const piece of pieces) if (piece.length > 0) yield piece;
+}
+
+async function* paced<P extends string | Buffer>(pieces: Iterable<P>): AsyncGenerator<P> {
   const iterator = pieces[Symbol.iterator]();
   let own: WindowCursor | undefined;
   try {
@@ -115,7 +120,7 @@ async function* paced<P>(pieces: Iterable<P>): AsyncGenerator<P> {
       const { result, cursor } = cursorMovedBy(() => iterator.next());
       own ??= cursor;
       if (result.done) return;
-      yield result.value;
+      if (result.value.length > 0) yield result.value;
       await waitIfAhead(own);
     }
   } finally {

@@ -75,7 +75,7 @@ function writeLayer(path: string, layer: GeoPackageLayerSpec, context: SampleWri
 }
 
 /** Properties between two turns of the event loop when the generator writes the layers together. */
-const TURN = 1000;
+const TURN = 100;
 
 /**
  * The same file, written in turns: the other Swedish writers stream the same properties at the
