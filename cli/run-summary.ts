@@ -19,4 +19,6 @@ export function printRunSummary(summary: RunSummary, temporalUiUrl?: string): vo
   );
   for (const failed of summary.sources.filter((s) => s.error)) console.log(`  ${failed.sourceId}: ${failed.error}`);
   if (temporalUiUrl) console.log(`Temporal UI: ${temporalUiUrl}/namespaces/default/workflows?query=NordpropRunId%3D%22${summary.runId}%22`);
+  // A full refresh derives the datasets after its sources, as a run of its own.
+  if (summary.derived) printRunSummary(summary.derived, temporalUiUrl);
 }
