@@ -18,9 +18,9 @@ import { join, resolve } from 'node:path';
 import { GENERATOR_NAME, GENERATOR_VERSION, MANIFEST_NAME, manifestMatches, readManifest, writeManifest } from './manifest.js';
 import { buildParcel, normalizeSeed, parcelsOfPlan } from './parcels.js';
 import { activateWindow, deactivateWindow, IndexWindow } from './index-window.js';
-import { resolveSampleSize, type SampleProfileName, type SampleSize } from './profile.js';
-import { planSwedishSample, swedishPropertyAt, type SeSamplePlan } from './se/properties.js';
-import { planSample, type SamplePlan } from './plan.js';
+import { resolveSampleSize, type SampleProfileName } from './profile.js';
+import { swedishPropertyAt } from './se/properties.js';
+import { samplePlans } from './plans.js';
 import { addressCsvPieces, type CsvStats } from './write-address-csv.js';
 import { teigGmlPieces } from './write-teig-gml.js';
 import { writeZip, type WrittenFile } from './zip-writer.js';
@@ -78,13 +78,7 @@ export interface SampleResult {
 
 const PROGRESS_EVERY_MS = 2000;
 
-/** The Norwegian and Swedish plans of a sample size (what the writers and any truth check build on). */
-export function samplePlans(size: SampleSize, seed: string): { plan: SamplePlan; sePlan: SeSamplePlan } {
-  return {
-    plan: planSample(size.parcels, seed, { mix: size.noMix, allMunicipalities: size.allMunicipalities }),
-    sePlan: planSwedishSample(size.seProperties, seed, { mix: size.seMix, allMunicipalities: size.allMunicipalities }),
-  };
-}
+export { plansOfSample, samplePlans, type SampleIdentity } from './plans.js';
 
 export async function generateSample(options: SampleOptions): Promise<SampleResult> {
   const outDir = resolve(options.outDir);

@@ -21,7 +21,7 @@ export async function evaluateTenantsCommand(options: { sample: string; out: str
     return 2;
   }
   const pool = getPool();
-  const scores = await evaluateTenants(pool, { parcels: manifest.parcels, seed: manifest.seed });
+  const scores = await evaluateTenants(pool, { parcels: manifest.parcels, seed: manifest.seed, profile: manifest.profile, scale: manifest.scale });
   const rules = await pool.query<{ country: string; match_rule: string; n: number }>(
     `SELECT country, match_rule, count(*)::int AS n FROM tenant GROUP BY 1, 2 ORDER BY 1, 2`,
   );

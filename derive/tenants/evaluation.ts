@@ -6,9 +6,9 @@
  */
 import type pg from 'pg';
 import { sampleCompanies } from '../../sample/no/companies.js';
-import { planSample } from '../../sample/plan.js';
+import { plansOfSample, type SampleIdentity } from '../../sample/plans.js';
 import { sampleSwedishCompaniesOf } from '../../sample/se/companies.js';
-import { planSwedishSample, propertiesOfSwedishPlan, swedishPropertyCount } from '../../sample/se/properties.js';
+import { propertiesOfSwedishPlan } from '../../sample/se/properties.js';
 import type { Country } from '../../sources/source-adapter.js';
 
 export interface TruthPair {
@@ -19,11 +19,11 @@ export interface TruthPair {
 }
 
 /** Where each sample company really is (its business or location address's property). */
-export function* sampleTenantTruth(sample: { parcels: number; seed: string }): Generator<TruthPair> {
-  for (const company of sampleCompanies(planSample(sample.parcels, sample.seed))) {
+export function* sampleTenantTruth(sample: SampleIdentity): Generator<TruthPair> {
+  const { plan: noPlan, sePlan: plan } = plansOfSample(sample); // any profile (sample/profile.ts)
+  for (const company of sampleCompanies(noPlan)) {
     yield { country: 'NO', orgScheme: '0192', orgId: company.truth.organisasjonsnummer, cadastreId: company.truth.cadastreId };
   }
-  const plan = planSwedishSample(swedishPropertyCount(sample.parcels), sample.seed);
   for (const property of propertiesOfSwedishPlan(plan)) {
     for (const company of sampleSwedishCompaniesOf(property, sample.seed)) yield { country: 'SE', orgScheme: '0007', orgId: company.orgId, cadastreId: company.cadastreId };
   }
@@ -55,7 +55,7 @@ const LEVELS: [name: string, confidences: string[]][] = [
   ['all', ['HIGH', 'MEDIUM', 'LOW']],
 ];
 
-export async function evaluateTenants(pool: pg.Pool, sample: { parcels: number; seed: string }): Promise<CountryScore[]> {
+export async function evaluateTenants(pool: pg.Pool, sample: SampleIdentity): Promise<CountryScore[]> {
   const client = await pool.connect();
   try {
     await client.query(`CREATE TEMP TABLE tenant_truth (country text, org_scheme text, org_id text, cadastre_id text, PRIMARY KEY (country, org_scheme, org_id, cadastre_id))`);

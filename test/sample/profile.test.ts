@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS_CSV_ENTRY, ADDRESS_CSV_ZIP, generateSample, samplePlans, type SampleResult } from '../../sample/generate.js';
+import { ADDRESS_CSV_ENTRY, ADDRESS_CSV_ZIP, generateSample, plansOfSample, samplePlans, type SampleResult } from '../../sample/generate.js';
 import { BYGNING_GML_ENTRY } from '../../sample/no/write-bygning-gml.js';
-import { expectedCounts, NATIONAL_TARGETS, resolveSampleSize } from '../../sample/profile.js';
+import { expectedCounts, NATIONAL_NO_MIX, NATIONAL_TARGETS, resolveSampleSize } from '../../sample/profile.js';
 import { readZip, tempDir } from './helpers.js';
 
 // Small enough for a test (≈4,300 teiger, 6,600 Swedish properties), large enough that every
@@ -74,6 +74,9 @@ describe('the national profile', () => {
   it('records the profile in the manifest and reuses the directory only for the same scale', async () => {
     const manifest = JSON.parse(await readFile(result.manifestPath, 'utf8'));
     expect(manifest).toMatchObject({ profile: 'national', scale: SCALE, parcels: result.parcels, seProperties: result.seProperties });
+    // What evaluate-tenants rebuilds its truth from.
+    const rebuilt = plansOfSample(manifest);
+    expect([rebuilt.plan.parcels, rebuilt.sePlan.count, rebuilt.plan.mix.landShare.other]).toEqual([result.parcels, result.seProperties, NATIONAL_NO_MIX.landShare.other]);
     expect((await generateSample({ outDir: dir, profile: 'national', scale: SCALE, seed: 'profile' })).skipped).toBe(true);
     const small = resolveSampleSize({ profile: 'national', scale: SCALE / 2 });
     expect(small.parcels).toBeLessThan(result.parcels);
