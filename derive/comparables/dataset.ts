@@ -4,7 +4,7 @@
  * (docs/derived/comparables.md). Served by GET /properties/{country}/{id}/comparable-transactions.
  */
 import type { DerivedDataset } from '../dataset.js';
-import { nearestSalesSql } from './nearest-sales.js';
+import { SaleIndex, writeNearestSales } from './nearest-sales.js';
 import { createPropertyFeatures, FEATURES_TABLE } from './property-features.js';
 import { createRecentSales, SALES_TABLE } from './recent-sales.js';
 
@@ -17,13 +17,11 @@ export const comparables: DerivedDataset = {
   async compute({ client, country, asOf, stagingTable }) {
     const properties = await createPropertyFeatures(client, country);
     const sales = await createRecentSales(client, country, asOf);
-    const result = await client.query(
-      `INSERT INTO ${stagingTable} (country, cadastre_id, transaction_id, distance_m, price_per_m2_amount, price_per_m2_currency, similarity)
-       SELECT $1, c.subject_id, c.transaction_id, round(c.distance_m::numeric, 2), round(c.price_per_m2::numeric, 2), c.currency, c.similarity
-       FROM (${nearestSalesSql({ subjects: `pg_temp.${FEATURES_TABLE}`, subjectKey: 'cadastre_id', candidates: `pg_temp.${SALES_TABLE}` })}) c`,
-      [country],
-    );
+    const index = await SaleIndex.load(client, `pg_temp.${SALES_TABLE}`);
+    const comparableRows = await writeNearestSales(client, {
+      subjects: `pg_temp.${FEATURES_TABLE}`, subjectKey: 'cadastre_id', sales: index, staging: { table: stagingTable, country },
+    });
     // rowsRead: the built properties considered; the sales they were compared with in details.
-    return { rowsRead: properties, details: { builtProperties: properties, salesInWindow: sales, comparables: result.rowCount ?? 0 } };
+    return { rowsRead: properties, details: { builtProperties: properties, salesInWindow: sales, comparables: comparableRows } };
   },
 };

@@ -2,8 +2,8 @@
  * The sales comparables and valuations learn from, in a session temp table
  * (`derive_recent_sales`): registered sales (kind SALE) of a whole property (no share, or 1/1)
  * with a price, registered in the five years before `asOf` (asOf itself excluded), of a
- * property that has features (derive_property_features: a size, hence a price per m²).
- * A GiST index on the sale's point serves the nearest-neighbour searches.
+ * property that has features (derive_property_features: a size, hence a price per m²), written
+ * in transaction-id order (nearest-sales.ts indexes them in memory in that order).
  */
 import type pg from 'pg';
 import type { Country } from '../../sources/source-adapter.js';
@@ -32,7 +32,6 @@ export async function createRecentSales(client: pg.PoolClient, country: Country,
      ORDER BY t.transaction_id`,
     [country, asOf],
   );
-  await client.query(`CREATE INDEX ON pg_temp.${SALES_TABLE} USING gist (geom)`);
   await client.query(`CREATE UNIQUE INDEX ON pg_temp.${SALES_TABLE} (transaction_id)`);
   await client.query(`ANALYZE pg_temp.${SALES_TABLE}`);
   return result.rowCount ?? 0;

@@ -8,7 +8,7 @@
  */
 import type pg from 'pg';
 import type { Country } from '../../sources/source-adapter.js';
-import { nearestSalesSql } from '../comparables/nearest-sales.js';
+import { NEAREST_TABLE, SaleIndex, writeNearestSales } from '../comparables/nearest-sales.js';
 import { createPropertyFeatures } from '../comparables/property-features.js';
 import { createRecentSales, SALES_TABLE } from '../comparables/recent-sales.js';
 import { fitAvm, INTERVAL_QUANTILES, markTraining, type AvmFit } from './fit-avm.js';
@@ -38,6 +38,9 @@ export async function evaluateCountry(client: pg.PoolClient, country: Country, a
   await createRecentSales(client, country, asOf);
   await markTraining(client, 'id_hash % 5 <> 0');
   const fit = await fitAvm(client, country, asOf);
+  // The held-out sales' comparables among the training sales.
+  const training = await SaleIndex.load(client, sales, 'training');
+  await writeNearestSales(client, { subjects: sales, subjectKey: 'transaction_id', subjectWhere: 'NOT training', sales: training });
   const model = predictionSql('s', String(FULL_MODEL), monthsBackSql('s.sale_date', '$1::date'), 'extract(year FROM s.sale_date)');
   const result = await client.query(
     `SELECT s.price::float8 AS price, round(exp(${model.expression} + coalesce(b.weighted_residual / (b.weight + $2), 0) + $3)::numeric, -3)::float8 AS estimate
@@ -45,7 +48,7 @@ export async function evaluateCountry(client: pg.PoolClient, country: Country, a
      ${model.joins}
      LEFT JOIN (
        SELECT c.subject_id, sum(c.similarity * n.residual) AS weighted_residual, sum(c.similarity) AS weight
-       FROM (${nearestSalesSql({ subjects: `(SELECT * FROM ${sales} WHERE NOT training)`, subjectKey: 'transaction_id', candidates: sales, candidateWhere: 'n.training' })}) c
+       FROM pg_temp.${NEAREST_TABLE} c
        JOIN ${sales} n ON n.transaction_id = c.transaction_id
        GROUP BY c.subject_id
      ) b ON b.subject_id = s.transaction_id

@@ -11,7 +11,7 @@
  * equations are held in memory.
  */
 import type pg from 'pg';
-import { nearestSalesSql } from '../comparables/nearest-sales.js';
+import { NEAREST_TABLE, SaleIndex, writeNearestSales } from '../comparables/nearest-sales.js';
 import { SALES_TABLE } from '../comparables/recent-sales.js';
 import { FOLDS, FoldedNormalEquations, HedonicDesign } from './hedonic-model.js';
 import { createCoefficientTables, FULL_MODEL, monthsBackSql, predictionSql, storeCoefficients, streamTrainingRows } from './hedonic-sql.js';
@@ -77,12 +77,13 @@ export async function fitAvm(client: pg.PoolClient, country: string, asOf: strin
   );
 
   // Each training sale's comparables among the other training sales, and their residuals.
+  const training = await SaleIndex.load(client, sales, 'training');
+  await writeNearestSales(client, { subjects: sales, subjectKey: 'transaction_id', subjectWhere: 'training', sales: training });
   await client.query(`DROP TABLE IF EXISTS pg_temp.${BLEND_TABLE}`);
   await client.query(
     `CREATE TEMP TABLE ${BLEND_TABLE} AS
      SELECT c.subject_id AS transaction_id, sum(c.similarity * n.residual) AS weighted_residual, sum(c.similarity) AS weight
-     FROM (${nearestSalesSql({ subjects: `(SELECT * FROM ${sales} WHERE training)`, subjectKey: 'transaction_id', candidates: sales, candidateWhere: 'n.training' })}) c
-     JOIN ${sales} n ON n.transaction_id = c.transaction_id
+     FROM pg_temp.${NEAREST_TABLE} c JOIN ${sales} n ON n.transaction_id = c.transaction_id
      GROUP BY c.subject_id`,
   );
 

@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { closePools, getPool, withTransaction } from '../../../lib/db.js';
 import { comparables } from '../../../derive/comparables/dataset.js';
-import { nearestSalesSql } from '../../../derive/comparables/nearest-sales.js';
-import { createPropertyFeatures } from '../../../derive/comparables/property-features.js';
-import { createRecentSales } from '../../../derive/comparables/recent-sales.js';
+import { similarity } from '../../../derive/comparables/similarity.js';
 import { mergeDerived } from '../../../derive/publish.js';
 import { createTestDatabase } from '../../support/database.js';
 import { insertProperties, insertSales, type FixtureProperty } from '../../support/market-fixture.js';
@@ -130,22 +128,29 @@ describe('comparables', () => {
     expect((await pool.query(`SELECT * FROM comparable_transaction ORDER BY cadastre_id, transaction_id`)).rows).toEqual(before);
   });
 
-  it('searches the sales by KNN on their GiST index, not by a scan', async () => {
-    const client = await pool.connect();
-    try {
-      await createPropertyFeatures(client, 'NO');
-      await createRecentSales(client, 'NO', AS_OF);
-      // A table this small may be cheaper to scan; the query must still be one the index can serve.
-      await client.query('SET enable_seqscan = off');
-      const plan = await client.query(
-        `EXPLAIN ${nearestSalesSql({ subjects: 'pg_temp.derive_property_features', subjectKey: 'cadastre_id', candidates: 'pg_temp.derive_recent_sales' })}`,
-      );
-      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-      expect(text).toMatch(/Index Scan using \S+ on derive_recent_sales n/);
-      expect(text).toMatch(/Order By: \(geom <-> /);
-    } finally {
-      await client.query('RESET enable_seqscan');
-      client.release();
+  it('the similarity the pipeline ranks by is the SQL function comparable_similarity analysts can call', async () => {
+    const cases: [number, number, number, string | null, string | null, string | null, string | null, number | null, number | null][] = [];
+    const types = ['111', '112', '311', 'Bostad;Småhus friliggande', 'Bostad;Flerfamiljshus', null];
+    let k = 0;
+    for (const distance of [0, 37.5, 499.99, 1_800, 24_000]) {
+      for (const [size, other] of [[120, 120], [60, 250], [1, 9_000]]) {
+        for (const type of types) {
+          const otherType = types[(k++ * 5) % types.length];
+          cases.push([distance, size, other, k % 3 ? 'GRUNNEIENDOM' : 'EIERSEKSJON', k % 4 ? 'GRUNNEIENDOM' : null, type, otherType, k % 5 ? 1950 + k : null, 1990]);
+        }
+      }
     }
+    const { rows } = await pool.query(
+      `SELECT comparable_similarity(d, a, b, pa, pb, ta, tb, ya, yb) AS s
+       FROM unnest($1::float8[], $2::float8[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[])
+            WITH ORDINALITY AS c(d, a, b, pa, pb, ta, tb, ya, yb, n) ORDER BY n`,
+      Array.from({ length: 9 }, (_, column) => cases.map((c) => c[column])),
+    );
+    cases.forEach(([d, a, b, pa, pb, ta, tb, ya, yb], i) => {
+      const ours = similarity(d, { sizeM2: a, propertyType: pa, buildingType: ta, builtYear: ya }, { sizeM2: b, propertyType: pb, buildingType: tb, builtYear: yb });
+      expect(Math.abs(ours - rows[i].s)).toBeLessThanOrEqual(1e-4);
+      expect(ours).toBeGreaterThanOrEqual(0);
+      expect(ours).toBeLessThanOrEqual(1);
+    });
   });
 });
