@@ -11,31 +11,23 @@
  * not grow with the sample size. Same seed and size give byte-identical files; a directory that
  * already holds them (per its manifest and file sizes) is left alone.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ADDRESS_CSV_ZIP, TEIG_GML_ZIP } from './foundation-files.js';
 import { GENERATOR_NAME, GENERATOR_VERSION, MANIFEST_NAME, manifestMatches, readManifest, writeManifest } from './manifest.js';
-import { buildParcel, normalizeSeed, parcelsOfPlan } from './parcels.js';
-import { activateWindow, deactivateWindow, IndexWindow } from './index-window.js';
-import { resolveSampleSize, type SampleProfileName } from './profile.js';
-import { swedishPropertyAt } from './se/properties.js';
+import { normalizeSeed } from './parcels.js';
 import { samplePlans } from './plans.js';
-import { addressCsvPieces, type CsvStats } from './write-address-csv.js';
-import { teigGmlPieces } from './write-teig-gml.js';
-import { writeZip, type WrittenFile } from './zip-writer.js';
+import { resolveSampleSize, type SampleProfileName } from './profile.js';
 import { SAMPLE_REGISTER_FILES } from './register-files.js';
+import type { SwedenThreadInput, SwedenThreadMessage } from './sweden-thread.js';
+import { writeNorway, writeSweden, type CountryFiles } from './write-countries.js';
 
 export { sampleParcels, buildParcel, DEFAULT_PARCELS, DEFAULT_SEED } from './parcels.js';
 export type { SampleParcelsOptions } from './parcels.js';
 export type { SampleParcel, SampleUnit, SampleAddress, ParcelKind, Point } from './types.js';
 
-export const ADDRESS_CSV_NAME = 'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV';
-export const ADDRESS_CSV_ZIP = `${ADDRESS_CSV_NAME}.zip`;
-export const ADDRESS_CSV_ENTRY = `${ADDRESS_CSV_NAME}/matrikkelenAdresse.csv`;
-export const TEIG_GML_NAME = 'Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML';
-export const TEIG_GML_ZIP = `${TEIG_GML_NAME}.zip`;
-export const TEIG_GML_ENTRY = `${TEIG_GML_NAME}.gml`;
+export { ADDRESS_CSV_ENTRY, ADDRESS_CSV_NAME, ADDRESS_CSV_ZIP, TEIG_GML_ENTRY, TEIG_GML_NAME, TEIG_GML_ZIP } from './foundation-files.js';
 
 export interface SampleOptions {
   outDir: string;
@@ -112,58 +104,30 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
     options.onProgress(done, total);
   };
 
-  let built = { parcels: 0, seProperties: 0 };
-  const written: Record<string, WrittenFile> = {};
-  const rows: Record<string, number> = {};
-  const context = { plan, sePlan, seed, parcels, compressionLevel };
-  const writeRegister = async (file: (typeof SAMPLE_REGISTER_FILES)[number]) => {
-    const path = join(outDir, file.fileName);
-    rows[file.fileName] = (await file.write({ ...context, path })).rows;
-    written[file.fileName] = await describeFile(path);
-  };
-
-  // Norway: the teig and address zips and every Norwegian register, streaming the plan together.
-  const window = new IndexWindow((index) => buildParcel(plan, index));
-  plan.window = window;
-  activateWindow(window);
-  const ticker = setInterval(() => progress(window.highest + 1), PROGRESS_EVERY_MS);
-  const stats: CsvStats = { rows: 0 };
+  // Norway here, Sweden beside it in a worker thread when one can load this module's code
+  // (compiled, or under tsx), otherwise after Norway in this thread: the same files either way.
+  let noDone = 0, seDone = 0;
+  const report = () => progress(noDone + seDone);
+  const countryOptions = { outDir, seed, compressionLevel };
+  const sweden = swedenInThread({ size: { profile, scale: options.scale, parcels: options.parcels }, seed, outDir, compressionLevel }, (done) => {
+    seDone = done;
+    report();
+  });
+  let norway: CountryFiles;
   try {
-    await Promise.all([
-      writeZip(files.teigGmlZip, [{ name: TEIG_GML_ENTRY, pieces: () => teigGmlPieces(parcelsOfPlan(plan, { withAddresses: false })) }], { compressionLevel }).then((gml) => {
-        written[TEIG_GML_ZIP] = gml;
-        rows[TEIG_GML_ZIP] = parcels;
-      }),
-      writeZip(files.addressCsvZip, [{ name: `${ADDRESS_CSV_NAME}/` }, { name: ADDRESS_CSV_ENTRY, pieces: () => addressCsvPieces(parcelsOfPlan(plan), stats) }], { compressionLevel }).then((csv) => {
-        written[ADDRESS_CSV_ZIP] = csv;
-        rows[ADDRESS_CSV_ZIP] = stats.rows;
-      }),
-      ...SAMPLE_REGISTER_FILES.filter((file) => file.country === 'NO').map(writeRegister),
-    ]);
-    progress(parcels, true);
-    plan.window = undefined;
-    deactivateWindow(window);
-
-    // Sweden, the same way.
-    const seWindow = new IndexWindow((index) => swedishPropertyAt(sePlan, index), 32768);
-    sePlan.window = seWindow;
-    activateWindow(seWindow);
-    clearInterval(ticker);
-    const seTicker = setInterval(() => progress(parcels + seWindow.highest + 1), PROGRESS_EVERY_MS);
-    try {
-      await Promise.all(SAMPLE_REGISTER_FILES.filter((file) => file.country === 'SE').map(writeRegister));
-    } finally {
-      clearInterval(seTicker);
-      sePlan.window = undefined;
-      deactivateWindow(seWindow);
-    }
-    progress(total, true);
-    built = { parcels: window.built, seProperties: seWindow.built };
-  } finally {
-    clearInterval(ticker);
-    plan.window = undefined;
-    deactivateWindow(window);
+    norway = await writeNorway(plan, sePlan, { ...countryOptions, onProgress: (done) => ((noDone = done), report()) });
+  } catch (error) {
+    await sweden?.cancel();
+    throw error;
   }
+  noDone = parcels;
+  report();
+  const se = sweden ? await sweden.result : await writeSweden(plan, sePlan, { ...countryOptions, onProgress: (done) => ((seDone = done), report()) });
+  progress(total, true);
+  const rows = { ...norway.rows, ...se.rows };
+  const written = { ...norway.written, ...se.written };
+  const built = { parcels: norway.built, seProperties: se.built };
+  const stats = { rows: norway.addresses };
 
   // Record names in a fixed order, whatever order the writers finished in.
   const ordered = <T>(values: Record<string, T>) => Object.fromEntries(allNames.map((name) => [name, values[name]]));
@@ -183,8 +147,21 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
   return { ...result(false, stats.rows, ordered(rows)), built };
 }
 
-async function describeFile(path: string): Promise<WrittenFile> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return { sha256: hash.digest('hex'), bytes: (await stat(path)).size };
+/**
+ * The Swedish half in a worker thread, or null when this module runs as TypeScript (tsx,
+ * vitest): a worker thread cannot load TypeScript there, so Sweden follows Norway instead.
+ */
+function swedenInThread(input: SwedenThreadInput, onProgress: (done: number) => void): { result: Promise<CountryFiles>; cancel: () => Promise<void> } | null {
+  if (!import.meta.url.endsWith('.js')) return null;
+  const worker = new Worker(new URL('./sweden-thread.js', import.meta.url), { workerData: input });
+  const result = new Promise<CountryFiles>((resolve, reject) => {
+    worker.on('message', (message: SwedenThreadMessage) => {
+      if (message.type === 'progress') onProgress(message.done);
+      else resolve(message.files);
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => reject(new Error(`the Swedish sample thread stopped (exit code ${code}) before it finished`)));
+  });
+  result.catch(() => undefined); // a failure is awaited after Norway; until then it is not unhandled
+  return { result, cancel: async () => void (await worker.terminate()) };
 }
