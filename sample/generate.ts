@@ -5,10 +5,11 @@
  * sample-manifest.json. Sizes come from a profile (profile.ts): `parcels` (one knob) or
  * `national` (each register at its national target times `scale`).
  *
- * The Norwegian files are written together, then the Swedish ones: every writer streams the
+ * All files of a country are written together (write-countries.ts): every writer streams the
  * same plan at its own pace, and a window of recently built parcels (index-window.ts) lets them
- * build each parcel, its buildings and companies once instead of once per file. Memory does
- * not grow with the sample size. Same seed and size give byte-identical files; a directory that
+ * build each parcel, its buildings and companies once instead of once per file. Sweden runs in
+ * a worker thread beside Norway when the code is compiled (after it under tsx or vitest).
+ * Memory does not grow with the sample size. Same seed and size give byte-identical files; a directory that
  * already holds them (per its manifest and file sizes) is left alone.
  */
 import { mkdir, rm } from 'node:fs/promises';
