@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     const propertyApi = await loadGenerator(baseUrl, token, propertyPaths);
     log(`pgbench of the property query`);
     const propertySql = await pgbench(
-      `\\set i random(1, ${propertyRows.length})\nSELECT quote_literal(cadastre_id) AS id FROM api_bench_property WHERE i = :i \\gset\n` +
+      `\\set i random(1, ${propertyRows.length})\nSELECT cadastre_id AS id FROM api_bench_property WHERE i = :i \\gset\n` +
         `${asPgbench(PROPERTY_SQL, [[/\$1/g, `'NO'`], [/\$2::text\[\]/g, 'ARRAY[:id]::text[]'], [/\$3/g, 'false']]).replace(/\s+/g, ' ')};\n`,
     );
     const counts = (await pool.query(`SELECT (SELECT count(*) FROM parcel)::int AS parcels, (SELECT count(*) FROM address)::int AS addresses`)).rows[0];
