@@ -5,7 +5,7 @@
  * a first computation into an empty live table, and a re-run on unchanged inputs (which must
  * change nothing). `npm run bench` runs it after the loads (`--skip-derive` leaves it out):
  *
- *   npm run build && node dist/bench/derive.js --database-url postgres://…/nordprop_bench [--runs 3] [--report FILE]
+ *   npm run build && node dist/bench/derive.js --database-url postgres://…/nordprop_bench [--runs 3] [--report FILE] [--dataset ID ...]
  *
  * It adds (or replaces) its section in the report; without `--report` it prints it.
  */
@@ -28,6 +28,8 @@ const { values: options } = parseArgs({
     runs: { type: 'string', default: '3' },
     report: { type: 'string' },
     'as-of': { type: 'string', default: new Date().toISOString().slice(0, 10) },
+    /** Only these datasets (repeatable); all by default. */
+    dataset: { type: 'string', multiple: true },
   },
 });
 // The activity reads the store through the configured pool.
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
      FROM unnest(ARRAY['NO', 'SE']) AS c`,
   )).rows;
   for (const country of COUNTRIES) {
-    for (const dataset of selectDatasets()) {
+    for (const dataset of selectDatasets(options.dataset)) {
       const first: number[] = [];
       const rerun: number[] = [];
       let last: SourceRunSummary | undefined;

@@ -23,7 +23,7 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
   // Company side: the street line parsed into street, number and letter.
   await q(
     `CREATE TEMP TABLE tenant_input ON COMMIT DROP AS
-     SELECT ca.org_scheme, ca.org_id, ca.address_kind, ca.ordinal, ca.municipality_code,
+     SELECT ca.org_scheme, ca.org_id, ca.address_kind, ca.ordinal, ca.municipality_code, ca.municipality_code IS NOT NULL AS municipality_stated,
             regexp_replace(coalesce(ca.postal_code, ''), '\\D', '', 'g') AS postal_code,
             street_match_key(btrim(parts.m[1], ' ,.-')) AS street_key, street_match_name(btrim(parts.m[1], ' ,.-')) AS street_name,
             parts.m[2]::int AS house_number, lower(parts.m[3]) AS letter,
