@@ -87,15 +87,19 @@ async function writeLayerInTurns(path: string, layer: GeoPackageLayerSpec, conte
   try {
     const properties = propertiesOfSwedishPlan(plan);
     let own: WindowCursor | undefined;
-    for (let done = 1; ; done++) {
-      const { result, cursor } = cursorMovedBy(() => properties.next());
-      own ??= cursor;
-      if (result.done) break;
-      rowsOf(result.value, writer);
-      if (done % TURN === 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        await waitIfAhead(own);
+    try {
+      for (let done = 1; ; done++) {
+        const { result, cursor } = cursorMovedBy(() => properties.next());
+        own ??= cursor;
+        if (result.done) break;
+        rowsOf(result.value, writer);
+        if (done % TURN === 0) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          await waitIfAhead(own);
+        }
       }
+    } finally {
+      properties.return(undefined); // a failed pass must not hold the other writers back
     }
   } finally {
     writer.close();
