@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
 import { readJsonLines } from '../formats/json-lines.js';
-import { mergeTable, scopeFilter, type TableMerge } from '../publish/merge-table.js';
+import { mergeTable, scopeFilter, withHashJoins, type TableMerge } from '../publish/merge-table.js';
 import { stepTimer } from '../publish/step-timer.js';
 import { LAND_REGISTRY_STAGING_COLUMNS, recordToRow, type Grunnboksblad } from './land-registry-record.js';
 import { inboxPath } from './inbox.js';
@@ -78,11 +78,13 @@ async function snapshotTables(client: pg.PoolClient, stagingTable: string): Prom
 
 /** Parties of the transactions this run inserted or changed are rewritten; those of deleted transactions go with them. */
 async function publishParties(client: pg.PoolClient, country: string, runId: string): Promise<ChangeCounts> {
-  const removed = await client.query(
-    `DELETE FROM transaction_party p
-     WHERE p.country = $1
-       AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = p.country AND t.transaction_id = p.transaction_id AND t.published_run_id <> $2)`,
-    [country, runId],
+  const removed = await withHashJoins(client, () =>
+    client.query(
+      `DELETE FROM transaction_party p
+       WHERE p.country = $1
+         AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = p.country AND t.transaction_id = p.transaction_id AND t.published_run_id <> $2)`,
+      [country, runId],
+    ),
   );
   const added = await client.query(
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, ${PARTY_COLUMNS.replace(/ (text|integer)/g, '')})
@@ -112,11 +114,14 @@ async function publishPersons(client: pg.PoolClient, country: string, runId: str
      WHERE NOT EXISTS (SELECT 1 FROM person live WHERE live.country = $1 AND live.person_id = s.person_id)`,
     [country, runId],
   );
-  const removed = await client.query(
-    `DELETE FROM person live WHERE live.country = $1
-       AND NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = live.country AND o.person_id = live.person_id)
-       AND NOT EXISTS (SELECT 1 FROM transaction_party p WHERE p.country = live.country AND p.person_id = live.person_id)`,
-    [country],
+  // The owners and parties were just rewritten in this transaction: their statistics are stale.
+  const removed = await withHashJoins(client, () =>
+    client.query(
+      `DELETE FROM person live WHERE live.country = $1
+         AND NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = live.country AND o.person_id = live.person_id)
+         AND NOT EXISTS (SELECT 1 FROM transaction_party p WHERE p.country = live.country AND p.person_id = live.person_id)`,
+      [country],
+    ),
   );
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: removed.rowCount ?? 0 };
 }

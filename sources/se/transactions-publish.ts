@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../source-adapter.js';
-import { mergeTable, type TableMerge } from '../publish/merge-table.js';
+import { mergeTable, withHashJoins, type TableMerge } from '../publish/merge-table.js';
 
 /**
  * Publishes the price register's sales: the transactions themselves, their buyers and sellers,
@@ -56,11 +56,13 @@ const OWNER_MERGE: TableMerge = {
 
 async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId: string): Promise<ChangeCounts> {
   // Parties of transactions that changed or left the register are rewritten from the snapshot.
-  const removed = await client.query(
-    `DELETE FROM transaction_party tp
-     WHERE tp.country = 'SE'
-       AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = tp.transaction_id AND t.published_run_id <> $1)`,
-    [runId],
+  const removed = await withHashJoins(client, () =>
+    client.query(
+      `DELETE FROM transaction_party tp
+       WHERE tp.country = 'SE'
+         AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = tp.transaction_id AND t.published_run_id <> $1)`,
+      [runId],
+    ),
   );
   const added = await client.query(
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, kind, person_id, birth_year, org_scheme, org_id, org_name, org_country, share_numerator, share_denominator)
@@ -119,11 +121,14 @@ async function mergePeople(client: pg.PoolClient, stagingTable: string, runId: s
      WHERE NOT EXISTS (SELECT 1 FROM person live WHERE live.country = 'SE' AND live.person_id = s.person_id)`,
     [runId],
   );
-  const deleted = await client.query(
-    `DELETE FROM person live
-     WHERE live.country = 'SE'
-       AND NOT EXISTS (SELECT 1 FROM transaction_party tp WHERE tp.country = 'SE' AND tp.person_id = live.person_id)
-       AND NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = 'SE' AND o.person_id = live.person_id)`,
+  // The parties and owners were just rewritten in this transaction: their statistics are stale.
+  const deleted = await withHashJoins(client, () =>
+    client.query(
+      `DELETE FROM person live
+       WHERE live.country = 'SE'
+         AND NOT EXISTS (SELECT 1 FROM transaction_party tp WHERE tp.country = 'SE' AND tp.person_id = live.person_id)
+         AND NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = 'SE' AND o.person_id = live.person_id)`,
+    ),
   );
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
 }
