@@ -96,8 +96,7 @@ export class SaleIndex {
   /** The subject's comparables, most similar first. */
   choose(subject: Subject): ChosenSale[] {
     if (!this.index) return [];
-    const pool = this.index
-      .neighbors(subject.east, subject.north, CANDIDATE_POOL, Infinity, (i) => this.sales[i].cadastreId !== subject.cadastreId)
+    const pool = this.nearest(subject)
       .map((i) => ({ sale: this.sales[i], distanceM: Math.round(Math.hypot(this.east[i] - subject.east, this.north[i] - subject.north) * 100) / 100 }))
       .sort((a, b) => a.distanceM - b.distanceM || compare(a.sale.transactionId, b.sale.transactionId));
     const enoughWithin = pool.length >= MIN_COMPARABLES ? pool[MIN_COMPARABLES - 1].distanceM : Infinity;
@@ -107,6 +106,36 @@ export class SaleIndex {
       .map((c) => ({ transactionId: c.sale.transactionId, distanceM: c.distanceM, pricePerM2: c.sale.pricePerM2, currency: c.sale.currency, similarity: similarity(c.distanceM, subject, c.sale) }))
       .sort((a, b) => b.similarity - a.similarity || a.distanceM - b.distanceM || compare(a.transactionId, b.transactionId))
       .slice(0, MAX_COMPARABLES);
+  }
+
+  /**
+   * The CANDIDATE_POOL sales nearest the subject (not of its own property), cut by (exact
+   * distance, transaction id). The index returns equally distant sales in the order of its
+   * tree, which depends on every other sale in it; sections of one building share its point, so
+   * such ties at the pool's edge are common. Resolving them by id makes the pool a function of
+   * the sales alone: a re-run, or a sale elsewhere, cannot swap one tied sale for another
+   * (the SQL KNN before it took them in scan order, and a re-run changed thousands of rows).
+   */
+  private nearest(subject: Subject): number[] {
+    const index = this.index!;
+    const notOwn = (i: number) => this.sales[i].cadastreId !== subject.cadastreId;
+    // Squared distance as the index computes it, so "as near as the edge" means the same here and there.
+    const squared = (i: number) => {
+      const dx = this.east[i] - subject.east, dy = this.north[i] - subject.north;
+      return dx * dx + dy * dy;
+    };
+    // One more than the pool: when it is farther than the last, no tie crosses the edge.
+    let found = index.neighbors(subject.east, subject.north, CANDIDATE_POOL + 1, Infinity, notOwn);
+    if (found.length > CANDIDATE_POOL && squared(found[CANDIDATE_POOL]) === squared(found[CANDIDATE_POOL - 1])) {
+      // Every sale as near as the edge (a little beyond it: the index compares squared distances), then the exact cut.
+      const edge = Math.sqrt(squared(found[CANDIDATE_POOL - 1]));
+      found = index.neighbors(subject.east, subject.north, Infinity, edge * (1 + 1e-9) + 1e-9, notOwn);
+    }
+    return found
+      .map((i) => ({ i, d: squared(i) }))
+      .sort((a, b) => a.d - b.d || compare(this.sales[a.i].transactionId, this.sales[b.i].transactionId))
+      .slice(0, CANDIDATE_POOL)
+      .map((c) => c.i);
   }
 }
 
