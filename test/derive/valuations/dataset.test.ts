@@ -95,6 +95,28 @@ describe('valuations', () => {
     expect(await liveValuations()).toEqual(before);
   });
 
+  it('computes the same rows whatever order the database reads its inputs in (plans, physical row order)', async () => {
+    const compute = (dataset: DerivedDataset, settings: string[]) =>
+      withTransaction(pool, async (client) => {
+        for (const setting of settings) await client.query(`SET LOCAL ${setting}`);
+        await client.query(`CREATE TEMP TABLE staged (LIKE ${dataset.liveTable} INCLUDING DEFAULTS) ON COMMIT DROP`);
+        await dataset.compute({ client, country: 'NO', asOf: AS_OF, stagingTable: 'staged' });
+        // The columns a publish compares (not updated_at, which is the transaction's now()).
+        const columns = [...dataset.keyColumns, ...dataset.valueColumns].join(', ');
+        return (await client.query(`SELECT ${columns} FROM staged ORDER BY ${dataset.keyColumns.join(', ')}`)).rows;
+      });
+    const before = { comparables: await compute(comparables, []), valuations: await compute(valuations, []) };
+    expect(before.valuations).toHaveLength(400);
+    // Rewrite the inputs in another physical order and steer the planner to other join, aggregate and scan methods.
+    for (const [table, index] of [['property_transaction', 'property_transaction_cadastre_idx'], ['building', 'building_cadastre_idx'], ['parcel', 'parcel_geom_idx'], ['comparable_transaction', 'comparable_transaction_pkey']]) {
+      await pool.query(`CLUSTER ${table} USING ${index}`);
+      await pool.query(`ANALYZE ${table}`);
+    }
+    const other = ['enable_hashjoin = off', 'enable_hashagg = off', 'enable_indexscan = off', 'enable_bitmapscan = off', 'max_parallel_workers_per_gather = 0'];
+    expect(await compute(comparables, other)).toEqual(before.comparables);
+    expect(await compute(valuations, other)).toEqual(before.valuations);
+  });
+
   it('refuses to fit on too few sales, leaving the live valuations as they were', async () => {
     const before = await liveValuations();
     await expect(derive(valuations, '2019-01-01')).rejects.toThrow(/0 sales with a price in the five years before 2019-01-01; the model needs at least 30/);
