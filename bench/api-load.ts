@@ -162,6 +162,7 @@ async function main(): Promise<void> {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
     }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    const loadAtStart = os.loadavg();
     const coordinatePaths = pointRows.map((p) => `/coordinates/NO/${p.lat}/${p.lon}`);
     const propertyPaths = propertyRows.map((p) => `/properties/NO/${p.cadastre_id}`);
 
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
         `${asPgbench(PROPERTY_SQL, [[/\$1/g, `'NO'`], [/\$2::text\[\]/g, 'ARRAY[:id]::text[]'], [/\$3/g, 'false']]).replace(/\s+/g, ' ')};\n`,
     );
     const counts = (await pool.query(`SELECT (SELECT count(*) FROM parcel)::int AS parcels, (SELECT count(*) FROM address)::int AS addresses`)).rows[0];
-    const report = render({ coordinatesApi, coordinatesSql, propertyApi, propertySql }, counts);
+    const report = render({ coordinatesApi, coordinatesSql, propertyApi, propertySql }, counts, loadAtStart);
     await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
     await writeFile(path.join(PROJECT_ROOT, '.data/bench/api-load.md'), report);
     process.stdout.write(report);
@@ -193,14 +194,14 @@ async function main(): Promise<void> {
   }
 }
 
-function render(m: Record<'coordinatesApi' | 'coordinatesSql' | 'propertyApi' | 'propertySql', Measurement>, counts: { parcels: number; addresses: number }): string {
+function render(m: Record<'coordinatesApi' | 'coordinatesSql' | 'propertyApi' | 'propertySql', Measurement>, counts: { parcels: number; addresses: number }, loadAtStart: number[]): string {
   const row = (what: string, x: Measurement) => `| ${what} | ${x.requestsPerSecond.toFixed(0)} | ${x.p50Ms.toFixed(2)} | ${x.p99Ms.toFixed(2)} | ${x.errors} |`;
   const share = (api: Measurement, sql: Measurement) => `${((api.requestsPerSecond / sql.requestsPerSecond) * 100).toFixed(0)}%`;
   return [
     '<!-- api-benchmark:start -->',
     '## REST API on loopback',
     '',
-    `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; ${connections} connections, ${duration} s each, ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator.`,
+    `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; ${connections} connections, ${duration} s each, ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start (anything well above 0 means other work shared the machine).`,
     'The API does per request: the token (cached in the process) and one statement that counts the call (rate window and day) and reads the answer; the load generator is wrk, cycling through real address points and properties.',
     'pgbench runs the same read SQL, without the count, with prepared statements (plus a primary-key read of the random point or property per transaction).',
     '',
