@@ -1,5 +1,6 @@
+import { WorkflowFailedError } from '@temporalio/client';
 import type { RunSummary } from '../activities/types.js';
-import { formatDuration, printTable } from './output.js';
+import { formatDuration, printJson, printTable } from './output.js';
 
 export function printRunSummary(summary: RunSummary, temporalUiUrl?: string): void {
   console.log(`run ${summary.runId} (${summary.kind}): ${summary.outcome} in ${formatDuration(summary.durationMs)}`);
@@ -21,4 +22,26 @@ export function printRunSummary(summary: RunSummary, temporalUiUrl?: string): vo
   if (temporalUiUrl) console.log(`Temporal UI: ${temporalUiUrl}/namespaces/default/workflows?query=NordpropRunId%3D%22${summary.runId}%22`);
   // A full refresh derives the datasets after its sources, as a run of its own.
   if (summary.derived) printRunSummary(summary.derived, temporalUiUrl);
+}
+
+/**
+ * Waits for a run's workflow and prints its summary (or its failure) as a table or JSON; the
+ * exit code is 0 only for a run that succeeded.
+ */
+export async function reportRun(
+  result: Promise<RunSummary>,
+  run: { runId: string; workflowId: string; label: string; json: boolean; temporalUiUrl: string },
+): Promise<number> {
+  let summary: RunSummary;
+  try {
+    summary = await result;
+  } catch (error) {
+    const message = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message;
+    if (run.json) printJson({ runId: run.runId, workflowId: run.workflowId, outcome: 'failed', error: message });
+    else console.error(`${run.label} ${run.runId} failed: ${message}`);
+    return 1;
+  }
+  if (run.json) printJson({ ...summary, workflowId: run.workflowId, temporalUi: run.temporalUiUrl });
+  else printRunSummary(summary, run.temporalUiUrl);
+  return summary.outcome === 'succeeded' ? 0 : 1;
 }

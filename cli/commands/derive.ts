@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { RunSummary } from '../../activities/types.js';
 import { loadConfig } from '../../lib/config.js';
 import { connectClient } from '../../lib/temporal/connection.js';
@@ -9,7 +8,7 @@ import { RUN_ID_KEY } from '../../workflows/search-attributes.js';
 import { formatRunId } from '../../workflows/run-id.js';
 import type { Country } from '../../sources/source-adapter.js';
 import { printJson } from '../output.js';
-import { printRunSummary } from '../run-summary.js';
+import { reportRun } from '../run-summary.js';
 
 /**
  * `nordprop derive`: starts the deriveDatasets workflow alone (the nightly refresh runs it after
@@ -38,18 +37,7 @@ export async function deriveCommand(options: { datasets?: string[]; country?: Co
       return 0;
     }
     if (!options.json) console.error(`derive run ${runId} started (${datasets.join(', ')}); waiting (Ctrl-C stops waiting, not the run)`);
-    let summary: RunSummary;
-    try {
-      summary = (await handle.result()) as RunSummary;
-    } catch (error) {
-      const message = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message;
-      if (options.json) printJson({ runId, workflowId, outcome: 'failed', error: message });
-      else console.error(`derive run ${runId} failed: ${message}`);
-      return 1;
-    }
-    if (options.json) printJson({ ...summary, workflowId, temporalUi: config.temporalUiUrl });
-    else printRunSummary(summary, config.temporalUiUrl);
-    return summary.outcome === 'succeeded' ? 0 : 1;
+    return await reportRun(handle.result() as Promise<RunSummary>, { runId, workflowId, label: 'derive run', json: options.json, temporalUiUrl: config.temporalUiUrl });
   } finally {
     await connection.close();
   }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { RunSummary } from '../../activities/types.js';
 import { loadConfig } from '../../lib/config.js';
 import { connectClient } from '../../lib/temporal/connection.js';
@@ -9,7 +8,7 @@ import { RUN_ID_KEY } from '../../workflows/search-attributes.js';
 import { formatRunId } from '../../workflows/run-id.js';
 import { printJson } from '../output.js';
 import { showProgress } from '../progress.js';
-import { printRunSummary } from '../run-summary.js';
+import { reportRun } from '../run-summary.js';
 import type { Country } from '../../sources/source-adapter.js';
 
 
@@ -45,18 +44,7 @@ export async function startRun(options: {
     const result = handle.result() as Promise<RunSummary>;
     const children = selectSources(options.sources).map((s) => ({ sourceId: s.id, workflowId: ingestWorkflowId(s.id, runId) }));
     if (!options.json) await showProgress(client, children, result);
-    let summary: RunSummary;
-    try {
-      summary = await result;
-    } catch (error) {
-      const message = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message;
-      if (options.json) printJson({ runId, workflowId, outcome: 'failed', error: message });
-      else console.error(`run ${runId} failed: ${message}`);
-      return 1;
-    }
-    if (options.json) printJson({ ...summary, workflowId, temporalUi: config.temporalUiUrl });
-    else printRunSummary(summary, config.temporalUiUrl);
-    return summary.outcome === 'succeeded' ? 0 : 1;
+    return await reportRun(result, { runId, workflowId, label: 'run', json: options.json, temporalUiUrl: config.temporalUiUrl });
   } finally {
     await connection.close();
   }
