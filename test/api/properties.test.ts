@@ -185,7 +185,7 @@ describe('property sub-resources', () => {
       await get(api.baseUrl, `${B}/transactions?pageToken=${encodeURIComponent(token)}`, ownerReader.token),
       await get(api.baseUrl, `${A}/building-permits?pageToken=${encodeURIComponent(token)}`, ownerReader.token),
       await get(api.baseUrl, `${A}/transactions?pageToken=${encodeURIComponent(token)}`, reader.token),
-      await get(api.baseUrl, `${A}/transactions?pageToken=${encodeURIComponent(`${token.slice(0, 10)}x${token.slice(11)}`)}`, ownerReader.token),
+      await get(api.baseUrl, `${A}/transactions?pageToken=${encodeURIComponent(`${token.slice(0, 10)}${token[10] === 'x' ? 'y' : 'x'}${token.slice(11)}`)}`, ownerReader.token),
       await get(api.baseUrl, `${A}/transactions?pageToken=garbage`, ownerReader.token),
     ];
     for (const response of misuse) {
