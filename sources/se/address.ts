@@ -158,7 +158,7 @@ export const seAddress: SourceAdapter = {
   async publish({ client, stagingTable, runId }, scope) {
     const counts = await mergeTable(client, stagingTable, ADDRESS_MERGE, scope, runId);
     // Unchanged addresses whose covering property changed since they were written.
-    const links = await relinkScope(client, 'address', scope);
+    const links = await relinkScope(client, 'address', scope, runId);
     const total = { ...counts, updated: counts.updated + links.updated };
     return { ...total, tables: { address: total } };
   },

@@ -146,7 +146,7 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
   await client.query(`ANALYZE se_building_dissolved`);
   const counts = await mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId);
   // Unchanged buildings whose covering property changed since they were written.
-  const links = await relinkScope(client, 'building', scope);
+  const links = await relinkScope(client, 'building', scope, runId);
   const total = { ...counts, updated: counts.updated + links.updated };
     return { ...total, tables: { building: total } };
 }

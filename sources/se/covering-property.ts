@@ -38,10 +38,15 @@ async function relink(client: pg.PoolClient, table: LinkedTable, condition: stri
   return result.rowCount ?? 0;
 }
 
-/** Re-links every row of the scope whose covering property is not the one it names. */
-export async function relinkScope(client: pg.PoolClient, table: LinkedTable, scope: PublishScope): Promise<ChangeCounts> {
-  const filter = scopeFilter('live', scope, 1);
-  return { inserted: 0, updated: await relink(client, table, filter.sql, filter.params), deleted: 0 };
+/**
+ * Re-links every row of the scope whose covering property is not the one it names, except the
+ * rows this run has just written: they were linked as they were written (on a first load that
+ * is every row, and the point-in-parcel test is most of the publish).
+ */
+export async function relinkScope(client: pg.PoolClient, table: LinkedTable, scope: PublishScope, runId: string): Promise<ChangeCounts> {
+  const filter = scopeFilter('live', scope, 2);
+  const condition = `${filter.sql} AND live.published_run_id IS DISTINCT FROM $1`;
+  return { inserted: 0, updated: await relink(client, table, condition, [runId, ...filter.params]), deleted: 0 };
 }
 
 /**
