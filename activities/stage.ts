@@ -1,12 +1,10 @@
 import { hash } from 'node:crypto';
-import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { Context } from '@temporalio/activity';
 import { loadConfig } from '../lib/config.js';
 import { getPool } from '../lib/db.js';
 import { encodeCells } from '../lib/copy-text.js';
+import { CopyWriter } from '../lib/copy-writer.js';
 import { getSource } from '../sources/registry.js';
 import { openInput } from '../sources/formats/open-input.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
@@ -15,47 +13,12 @@ import { throttledHeartbeat } from './heartbeat.js';
 import { createStagingSql, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
-const FLUSH_CHARS = 256 * 1024;
 const REJECT_BATCH = 500;
 
 interface Reject {
   position: number;
   reason: string;
   raw: string;
-}
-
-/** One COPY statement into the staging table; rows are buffered and written with backpressure. */
-class CopyChunk {
-  private buffer = '';
-  private readonly stream: Writable;
-  private readonly done: Promise<void>;
-
-  constructor(client: pg.PoolClient, table: string, columns: string) {
-    this.stream = client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`));
-    this.done = new Promise((resolve, reject) => {
-      this.stream.on('finish', resolve);
-      this.stream.on('error', reject);
-    });
-    this.done.catch(() => undefined); // surfaced by end()
-  }
-
-  /** Buffers a line; true when the buffer is full and the caller should `flush()`. */
-  add(line: string): boolean {
-    this.buffer += line;
-    return this.buffer.length >= FLUSH_CHARS;
-  }
-
-  async flush(): Promise<void> {
-    const text = this.buffer;
-    this.buffer = '';
-    if (!this.stream.write(text)) await Promise.race([once(this.stream, 'drain'), this.done]);
-  }
-
-  async end(): Promise<void> {
-    if (this.buffer) await this.flush();
-    this.stream.end();
-    await this.done;
-  }
 }
 
 async function insertRejects(client: pg.PoolClient, runId: string, sourceId: string, rejects: Reject[]): Promise<void> {
@@ -101,7 +64,7 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
     let lastPosition = committedPosition;
     let lastCommitted = committedPosition;
     let pendingRejects: Reject[] = [];
-    let chunk: CopyChunk | undefined;
+    let chunk: CopyWriter | undefined;
     const progress = (): ProgressDetails => ({
       phase: 'stage', bytes: input.bytesRead(), totalBytes: input.totalBytes, rows, rejected, committedPosition: lastCommitted,
     });
@@ -129,7 +92,7 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
           continue;
         }
         const cells = encodeCells(record.values);
-        chunk ??= new CopyChunk(client, table, columns);
+        chunk ??= new CopyWriter(client, `${table} (${columns})`);
         // The row hash only detects change between snapshots; SHA-1's first 128 bits fit a uuid.
         if (chunk.add(`${record.position}\t${cells}\t${hash('sha1', cells, 'hex').slice(0, 32)}\n`)) await chunk.flush();
         rows++;

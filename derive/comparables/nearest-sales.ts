@@ -15,11 +15,11 @@
  * microseconds.
  */
 import { createInterface } from 'node:readline';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
 import Flatbush from 'flatbush';
 import type pg from 'pg';
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { to as copyTo } from 'pg-copy-streams';
+import { encodeCell } from '../../lib/copy-text.js';
+import { CopyWriter } from '../../lib/copy-writer.js';
 import { similarity, type Comparable } from './similarity.js';
 
 export const RADIUS_STEPS_M = [500, 1_000, 2_000, 5_000, 10_000, 25_000] as const;
@@ -165,7 +165,7 @@ export async function writeNearestSales(
     );
     target = NEAREST_TABLE;
   }
-  const prefix = staging ? `${copyText(staging.country)}\t` : '';
+  const prefix = staging ? `${encodeCell(staging.country)}\t` : '';
   // The staging table stores price per m² as numeric(16, 2): rounded here as the database would.
   const price = (value: number) => (staging ? (Math.round(value * 100) / 100).toFixed(2) : String(value));
   let written = 0;
@@ -181,28 +181,21 @@ export async function writeNearestSales(
     );
     if (!page.rows.length) break;
     after = page.rows[page.rows.length - 1].key;
-    const lines = function* (sales: SaleIndex) {
-      for (const row of page.rows) {
-        const subject: Subject = {
-          key: row.key, cadastreId: row.cadastre_id, east: row.east, north: row.north, sizeM2: row.size_m2,
-          propertyType: row.property_type, buildingType: row.building_type, builtYear: row.built_year,
-        };
-        const key = copyText(subject.key);
-        for (const c of sales.choose(subject)) {
-          written++;
-          yield `${prefix}${key}\t${copyText(c.transactionId)}\t${c.distanceM}\t${price(c.pricePerM2)}\t${copyText(c.currency)}\t${c.similarity}\n`;
-        }
+    const copy = new CopyWriter(client, target);
+    for (const row of page.rows) {
+      const subject: Subject = {
+        key: row.key, cadastreId: row.cadastre_id, east: row.east, north: row.north, sizeM2: row.size_m2,
+        propertyType: row.property_type, buildingType: row.building_type, builtYear: row.built_year,
+      };
+      const key = encodeCell(subject.key);
+      for (const c of options.sales.choose(subject)) {
+        written++;
+        if (copy.add(`${prefix}${key}\t${encodeCell(c.transactionId)}\t${c.distanceM}\t${price(c.pricePerM2)}\t${encodeCell(c.currency)}\t${c.similarity}\n`)) await copy.flush();
       }
-    };
-    await pipeline(Readable.from(lines(options.sales)), client.query(copyFrom(`COPY ${target} FROM STDIN`)));
+    }
+    await copy.end();
     if (page.rows.length < PAGE_SIZE) break;
   }
   if (!staging) await client.query(`ANALYZE pg_temp.${NEAREST_TABLE}`);
   return written;
-}
-
-/** A value in COPY's text format (backslash, tab and newlines escaped). */
-function copyText(value: string | null): string {
-  if (value === null) return '\\N';
-  return value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
