@@ -10,7 +10,7 @@ export async function fetchComparables(db: pg.Pool, country: string, cadastreId:
      FROM comparable_transaction c
      JOIN property_transaction t ON t.country = c.country AND t.transaction_id = c.transaction_id
      WHERE c.country = $1 AND c.cadastre_id = $2
-     ORDER BY c.similarity DESC, c.distance_m, c.transaction_id`,
+     ORDER BY c.rank`,
     [country, cadastreId],
   );
   return result.rows.map((row) => row.comparable);

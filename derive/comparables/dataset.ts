@@ -11,9 +11,11 @@ import { createRecentSales, SALES_TABLE } from './recent-sales.js';
 export const comparables: DerivedDataset = {
   id: 'comparables',
   title: 'Comparable sales',
-  liveTable: 'comparable_transaction',
-  keyColumns: ['cadastre_id', 'transaction_id'],
-  valueColumns: ['distance_m', 'price_per_m2_amount', 'price_per_m2_currency', 'similarity'],
+  // One row per property, its comparables as arrays in rank order; the view comparable_transaction
+  // lists them as pairs (schema/1763900500000_comparables-per-property.sql).
+  liveTable: 'property_comparables',
+  keyColumns: ['cadastre_id'],
+  valueColumns: ['transaction_ids', 'distances_m', 'prices_per_m2', 'price_per_m2_currency', 'similarities'],
   async compute({ client, country, asOf, stagingTable }) {
     const properties = await createPropertyFeatures(client, country);
     const sales = await createRecentSales(client, country, asOf);

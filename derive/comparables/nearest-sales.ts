@@ -146,8 +146,9 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * geom, size_m2, property_type, building_type, built_year), chosen from `sales`, with COPY:
  * - by default into pg_temp.derive_nearest_sales (subject_id, transaction_id, distance_m,
  *   price_per_m2, currency, similarity), which it creates;
- * - with `staging`, straight into a comparable_transaction staging table for that country.
- * Returns the number of rows written.
+ * - with `staging`, straight into a property_comparables staging table for that country: one
+ *   row per subject property with comparables (the subjects must be properties).
+ * Returns the number of comparables (subject and sale pairs) written.
  */
 export async function writeNearestSales(
   client: pg.PoolClient,
@@ -156,7 +157,7 @@ export async function writeNearestSales(
   const staging = options.staging;
   let target: string;
   if (staging) {
-    target = `${staging.table} (country, cadastre_id, transaction_id, distance_m, price_per_m2_amount, price_per_m2_currency, similarity)`;
+    target = `${staging.table} (country, cadastre_id, transaction_ids, distances_m, prices_per_m2, price_per_m2_currency, similarities)`;
   } else {
     await client.query(`DROP TABLE IF EXISTS pg_temp.${NEAREST_TABLE}`);
     await client.query(
@@ -165,9 +166,6 @@ export async function writeNearestSales(
     );
     target = NEAREST_TABLE;
   }
-  const prefix = staging ? `${encodeCell(staging.country)}\t` : '';
-  // The staging table stores price per m² as numeric(16, 2): rounded here as the database would.
-  const price = (value: number) => (staging ? (Math.round(value * 100) / 100).toFixed(2) : String(value));
   let written = 0;
   let after: string | null = null;
   for (;;) {
@@ -187,15 +185,33 @@ export async function writeNearestSales(
         key: row.key, cadastreId: row.cadastre_id, east: row.east, north: row.north, sizeM2: row.size_m2,
         propertyType: row.property_type, buildingType: row.building_type, builtYear: row.built_year,
       };
-      const key = encodeCell(subject.key);
-      for (const c of options.sales.choose(subject)) {
-        written++;
-        if (copy.add(`${prefix}${key}\t${encodeCell(c.transactionId)}\t${c.distanceM}\t${price(c.pricePerM2)}\t${encodeCell(c.currency)}\t${c.similarity}\n`)) await copy.flush();
-      }
+      const chosen = options.sales.choose(subject);
+      if (!chosen.length) continue;
+      written += chosen.length;
+      const line = staging ? propertyLine(staging.country, subject.cadastreId, chosen) : pairLines(subject.key, chosen);
+      if (copy.add(line)) await copy.flush();
     }
     await copy.end();
     if (page.rows.length < PAGE_SIZE) break;
   }
   if (!staging) await client.query(`ANALYZE pg_temp.${NEAREST_TABLE}`);
   return written;
+}
+
+/** A property_comparables row: the subject's comparables as parallel arrays, in rank order. */
+function propertyLine(country: string, cadastreId: string, chosen: ChosenSale[]): string {
+  const currency = chosen[0].currency;
+  if (chosen.some((c) => c.currency !== currency)) throw new Error(`the comparables of ${cadastreId} are priced in more than one currency`);
+  // Stored as numeric(16, 2): rounded here as the database would.
+  const prices = chosen.map((c) => (Math.round(c.pricePerM2 * 100) / 100).toFixed(2));
+  return [
+    encodeCell(country), encodeCell(cadastreId), encodeCell(chosen.map((c) => c.transactionId)),
+    `{${chosen.map((c) => c.distanceM).join(',')}}`, `{${prices.join(',')}}`, encodeCell(currency), `{${chosen.map((c) => c.similarity).join(',')}}`,
+  ].join('\t') + '\n';
+}
+
+/** Rows of pg_temp.derive_nearest_sales: one per subject and comparable. */
+function pairLines(subjectId: string, chosen: ChosenSale[]): string {
+  const key = encodeCell(subjectId);
+  return chosen.map((c) => `${key}\t${encodeCell(c.transactionId)}\t${c.distanceM}\t${c.pricePerM2}\t${encodeCell(c.currency)}\t${c.similarity}\n`).join('');
 }

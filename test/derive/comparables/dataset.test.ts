@@ -65,7 +65,7 @@ afterAll(async () => {
 
 async function computeAndPublish() {
   return withTransaction(pool, async (client) => {
-    await client.query(`CREATE TEMP TABLE staged (LIKE comparable_transaction INCLUDING DEFAULTS) ON COMMIT DROP`);
+    await client.query(`CREATE TEMP TABLE staged (LIKE property_comparables INCLUDING DEFAULTS) ON COMMIT DROP`);
     await comparables.compute({ client, country: 'NO', asOf: AS_OF, stagingTable: 'staged' });
     return mergeDerived(client, comparables, 'staged', 'NO');
   });

@@ -108,7 +108,7 @@ describe('valuations', () => {
     const before = { comparables: await compute(comparables, []), valuations: await compute(valuations, []) };
     expect(before.valuations).toHaveLength(400);
     // Rewrite the inputs in another physical order and steer the planner to other join, aggregate and scan methods.
-    for (const [table, index] of [['property_transaction', 'property_transaction_cadastre_idx'], ['building', 'building_cadastre_idx'], ['parcel', 'parcel_geom_idx'], ['comparable_transaction', 'comparable_transaction_pkey']]) {
+    for (const [table, index] of [['property_transaction', 'property_transaction_cadastre_idx'], ['building', 'building_cadastre_idx'], ['parcel', 'parcel_geom_idx'], ['property_comparables', 'property_comparables_pkey']]) {
       await pool.query(`CLUSTER ${table} USING ${index}`);
       await pool.query(`ANALYZE ${table}`);
     }
