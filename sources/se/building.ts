@@ -7,7 +7,7 @@ import { multiPolygonEwkt } from '../geo/ewkt.js';
 import { planarArea } from '../geo/planar-area.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-table.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
-import { coveringCadastreSql, relinkScope } from './covering-property.js';
+import { coveringCadastreSql, coveringParcelSql, relinkScope } from './covering-property.js';
 import { isoTimestamp, text, wholeNumber } from './geopackage-values.js';
 
 /**
@@ -80,17 +80,25 @@ function partRecord(feature: GeoPackageFeature, municipality: string | null): Pa
 }
 
 /**
- * Municipalities the file name did not give: the parcel under the part, else the municipality
- * boundary (published by the area source). A part in neither is quarantined: it lies outside
- * every loaded Swedish parcel and municipality. Then polygon validity, as for parcels.
+ * Each part's property and, where the file name gave none, its municipality, from one
+ * point-in-parcel test (the point-in-parcel test is most of this source's time: one per part,
+ * not one here and another at publish). A part on no parcel takes the municipality boundary's
+ * code (published by the area source); a part in neither is quarantined: it lies outside every
+ * loaded Swedish parcel and municipality. Then polygon validity, as for parcels.
  */
 async function repairBuildings(context: StagingContext) {
   const { client, stagingTable, runId, sourceId } = context;
-  const point = 'ST_PointOnSurface(s.geom)';
+  const covering = (point: string) => coveringParcelSql(point, 'p.municipality_code AS parcel_municipality_code');
+  // Not a parsed column: derived from another register, so kept out of the row hash.
+  await client.query(`ALTER TABLE ${stagingTable} ADD COLUMN IF NOT EXISTS cadastre_id text`);
   await client.query(
-    `UPDATE ${stagingTable} s SET municipality_code = coalesce(
-       (SELECT p.municipality_code FROM parcel p WHERE p.country = 'SE' AND ST_Covers(p.geom, ${point}) ORDER BY p.area_m2, p.parcel_id LIMIT 1),
-       (SELECT m.code FROM municipality m WHERE m.country = 'SE' AND m.geom IS NOT NULL AND ST_Covers(m.geom, ${point}) ORDER BY m.code LIMIT 1))
+    `UPDATE ${stagingTable} s SET (cadastre_id, municipality_code) = (
+       SELECT c.cadastre_id, coalesce(s.municipality_code, c.parcel_municipality_code)
+       FROM (SELECT) AS one LEFT JOIN LATERAL ${covering('ST_PointOnSurface(s.geom)')} c ON true)`,
+  );
+  await client.query(
+    `UPDATE ${stagingTable} s SET municipality_code =
+       (SELECT m.code FROM municipality m WHERE m.country = 'SE' AND m.geom IS NOT NULL AND ST_Covers(m.geom, ST_PointOnSurface(s.geom)) ORDER BY m.code LIMIT 1)
      WHERE s.municipality_code IS NULL`,
   );
   const outside = await client.query(
@@ -101,6 +109,8 @@ async function repairBuildings(context: StagingContext) {
     [runId, sourceId],
   );
   const repaired = await repairInvalidPolygons(context);
+  // A repaired footprint (its area cleared by the repair) may have another point on its surface.
+  await client.query(`UPDATE ${stagingTable} s SET cadastre_id = ${coveringCadastreSql('ST_PointOnSurface(s.geom)')} WHERE s.area_m2 IS NULL`);
   return { repaired: repaired.repaired, rejected: repaired.rejected + (outside.rowCount ?? 0) };
 }
 
@@ -109,7 +119,7 @@ const BUILDING_MERGE: TableMerge = {
   keyColumn: 'building_id',
   columns: {
     building_number: 's.building_id',
-    cadastre_id: coveringCadastreSql('ST_PointOnSurface(s.geom)'),
+    cadastre_id: 's.cadastre_id',
     municipality_code: 's.municipality_code',
     building_type_code: 's.building_type_code',
     building_type_name: 's.building_type_name',
@@ -131,6 +141,8 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
     `CREATE TEMP TABLE se_building_dissolved ON COMMIT DROP AS
      SELECT first.building_id, first.municipality_code, first.building_type_code, first.building_type_name, first.is_main_building,
             first.house_number, first.purposes, first.source_updated_at, first.source_srid, parts.geom, parts.row_hash,
+            -- A single part was linked in the repair step; a dissolved footprint has its own point on surface.
+            CASE WHEN parts.count = 1 THEN first.cadastre_id ELSE ${coveringCadastreSql('ST_PointOnSurface(parts.geom)')} END AS cadastre_id,
             CASE WHEN parts.count = 1 THEN coalesce(first.area_m2, ST_Area(ST_Transform(first.geom, ${SWEREF99_TM})))
                  ELSE round(ST_Area(ST_Transform(parts.geom, ${SWEREF99_TM}))::numeric, 2)::double precision END AS footprint_m2
      FROM (

@@ -15,13 +15,19 @@ import { scopeFilter } from '../publish/merge-table.js';
  * unchanged, and an unchanged night writes nothing.
  */
 
-/** SQL for the cadastreId of the property covering `pointSql` (a WGS84 point expression). */
-export const coveringCadastreSql = (pointSql: string) => `(
-  SELECT pp.cadastre_id
+/**
+ * SQL for the parcel and property covering `pointSql` (a WGS84 point expression): a subquery
+ * yielding at most one row with `cadastre_id` and the `extra` columns of parcel `p`.
+ */
+export const coveringParcelSql = (pointSql: string, extra = '') => `(
+  SELECT pp.cadastre_id${extra ? `, ${extra}` : ''}
   FROM parcel p JOIN parcel_property pp ON pp.country = p.country AND pp.parcel_id = p.parcel_id
   WHERE p.country = 'SE' AND ST_Covers(p.geom, ${pointSql})
   ORDER BY p.area_m2, p.parcel_id, pp.is_main_parcel DESC, pp.cadastre_id
   LIMIT 1)`;
+
+/** SQL for the cadastreId of the property covering `pointSql` (a WGS84 point expression). */
+export const coveringCadastreSql = (pointSql: string) => coveringParcelSql(pointSql);
 
 /** The live Swedish tables linked this way, and the point each is located by. */
 const LINKED = { address: 'geom', building: 'location' } as const;
