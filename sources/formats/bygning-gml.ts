@@ -40,10 +40,25 @@ const PIECE = 64 * 1024;
 /** Source text kept from before the current piece: far longer than any start tag. */
 const TAIL = 4096;
 
-function attribute(tag: SaxesTagPlain, name: string): string | undefined {
+function attribute(tag: SaxesTagPlain, name: string, suffix: string): string | undefined {
   const attributes = tag.attributes;
-  for (const key in attributes) if (key === name || key.endsWith(`:${name}`)) return attributes[key];
+  for (const key in attributes) if (key === name || key.endsWith(suffix)) return attributes[key];
   return undefined;
+}
+
+/**
+ * localName with a cache: a building file repeats a few dozen element names millions of times,
+ * and slicing each one anew (a new string per tag, then garbage) showed in the profile.
+ */
+const localNames = new Map<string, string>();
+function cachedLocalName(qualified: string): string {
+  let local = localNames.get(qualified);
+  if (local === undefined) {
+    local = localName(qualified);
+    // Bounded: a file with endless distinct names must not grow memory without limit.
+    if (localNames.size < 10_000) localNames.set(qualified, local);
+  }
+  return local;
 }
 
 interface Frame {
@@ -56,7 +71,9 @@ interface Frame {
 class BygningParser {
   readonly out: BygningElement[] = [];
   private readonly sax = new SaxesParser({ xmlns: false, position: true });
+  /** Open elements: stack[0..depth-1]; frames past depth are kept for reuse (no allocation per tag). */
   private readonly stack: Frame[] = [];
+  private depth = 0;
   private current: BygningElement | null = null;
   private featureDepth = 0;
   private object: Fields | null = null;
@@ -96,18 +113,28 @@ class BygningParser {
   }
 
   private onText(text: string): void {
-    const top = this.stack[this.stack.length - 1];
-    if (top && this.current) top.text += text;
+    if (!this.current || this.depth === 0) return;
+    const top = this.stack[this.depth - 1];
+    // Text of an element that has children is never read (only leaves hold values): skipping
+    // the indentation between child elements saves a string concatenation per tag.
+    if (!top.hasChild) top.text += text;
   }
 
   private onOpen(tag: SaxesTagPlain): void {
-    const local = localName(tag.name);
-    const parent = this.stack[this.stack.length - 1];
-    if (parent) parent.hasChild = true;
-    const srsName = attribute(tag, 'srsName');
-    this.stack.push({ local, text: '', hasChild: false, srsName });
+    const local = cachedLocalName(tag.name);
+    if (this.depth > 0) this.stack[this.depth - 1].hasChild = true;
+    const srsName = attribute(tag, 'srsName', ':srsName');
+    const depth = ++this.depth;
+    const frame = this.stack[depth - 1];
+    if (frame) {
+      frame.local = local;
+      frame.text = '';
+      frame.hasChild = false;
+      frame.srsName = srsName;
+    } else {
+      this.stack.push({ local, text: '', hasChild: false, srsName });
+    }
     // An Envelope in boundedBy states the CRS of the element that owns the boundedBy.
-    const depth = this.stack.length;
     if (srsName !== undefined && local === 'Envelope' && depth >= 3 && this.stack[depth - 2].local === 'boundedBy') {
       this.stack[depth - 3].srsName ??= srsName;
     }
@@ -117,7 +144,7 @@ class BygningParser {
     }
     if (!this.object && local in OBJECTS) {
       this.object = {};
-      this.objectDepth = this.stack.length;
+      this.objectDepth = depth;
       this.current[OBJECTS[local]].push(this.object);
     }
   }
@@ -147,16 +174,16 @@ class BygningParser {
       statusHistory: [],
       raw: excerpt,
     };
-    this.featureDepth = this.stack.length;
+    this.featureDepth = this.depth;
   }
 
   private srsNameInForce(): string | null {
-    for (let i = this.stack.length - 1; i >= 0; i--) if (this.stack[i].srsName !== undefined) return this.stack[i].srsName!;
+    for (let i = this.depth - 1; i >= 0; i--) if (this.stack[i].srsName !== undefined) return this.stack[i].srsName!;
     return null;
   }
 
   private onClose(): void {
-    const depth = this.stack.length;
+    const depth = this.depth;
     const frame = this.stack[depth - 1];
     const feature = this.current;
     if (feature) {
@@ -175,7 +202,8 @@ class BygningParser {
         }
       }
     }
-    this.stack.pop();
+    frame.text = ''; // a reused frame must not keep a large text alive
+    this.depth--;
   }
 
   private finishFeature(feature: BygningElement): void {

@@ -82,6 +82,23 @@ describe('Matrikkelen Bygning GML reader', () => {
     expect(Number(office.lat)).toBeCloseTo(59.91218117, 6);
   });
 
+  it('gives each building only its own CRS and text: nothing carries over from the element read before at the same depth', async () => {
+    // The reader reuses its per-depth element state (the parse's hot path); a CRS or text left
+    // from the first building's Point must not reach the second, whose Point states none.
+    const building = (number: string, point: string, extra = '') =>
+      `<Bygning><bygningsnummer>${number}</bygningsnummer><bygningstype>111</bygningstype><bygningsstatus>TB</bygningsstatus>` +
+      `<kommunenummer>0301</kommunenummer><representasjonspunkt>${point}</representasjonspunkt>${extra}</Bygning>`;
+    const gml =
+      '<?xml version="1.0" encoding="UTF-8"?><FeatureCollection xmlns:gml="http://www.opengis.net/gml/3.2">' +
+      `<member>${building('1', '<gml:Point srsName="urn:ogc:def:crs:EPSG::25833"><gml:pos>258857.08 6661879.67</gml:pos></gml:Point>', '<harKulturminne>true</harKulturminne>')}</member>` +
+      `<member>${building('2', '<gml:Point><gml:pos>258857.08 6661879.67</gml:pos></gml:Point>', '<harKulturminne><x/>false</harKulturminne>')}</member>` +
+      '</FeatureCollection>';
+    const records: ParsedRecord[] = [];
+    for await (const batch of readBuildings(Readable.from([Buffer.from(gml)]))) records.push(...batch);
+    expect(rowsOf(records).map((r) => [r.values[column('building_id')], r.values[column('has_cultural_heritage')]])).toEqual([['1', true]]);
+    expect(rejectsOf(records).map((r) => [r.position, r.reason])).toEqual([[2, 'unknown CRS: "null" does not name an EPSG coordinate reference system']]);
+  });
+
   it('reads the same records however the file is chunked', async () => {
     const whole = await readAll(OSLO);
     expect(await readAll(OSLO, 97)).toEqual(whole);
