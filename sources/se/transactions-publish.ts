@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../source-adapter.js';
 import { mergeTable, withHashJoins, type TableMerge } from '../publish/merge-table.js';
+import { tuneRegisterPublish } from '../publish/publish-settings.js';
+import { stepTimer } from '../publish/step-timer.js';
 
 /**
  * Publishes the price register's sales: the transactions themselves, their buyers and sellers,
@@ -134,9 +136,11 @@ async function mergePeople(client: pg.PoolClient, stagingTable: string, runId: s
 }
 
 export async function publishTransactions({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const transactions = await mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId);
-  const parties = await rewriteParties(client, stagingTable, runId);
-  const owners = await mergeOwners(client, stagingTable, scope, runId);
-  const people = await mergePeople(client, stagingTable, runId);
-  return { ...transactions, tables: { property_transaction: transactions, transaction_party: parties, owner: owners, person: people } };
+  const { timed, steps } = stepTimer();
+  await tuneRegisterPublish(client);
+  const transactions = await timed('property_transaction', () => mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId));
+  const parties = await timed('transaction_party', () => rewriteParties(client, stagingTable, runId));
+  const owners = await timed('owner', () => mergeOwners(client, stagingTable, scope, runId));
+  const people = await timed('person', () => mergePeople(client, stagingTable, runId));
+  return { ...transactions, tables: { property_transaction: transactions, transaction_party: parties, owner: owners, person: people }, stepsMs: steps };
 }

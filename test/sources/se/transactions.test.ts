@@ -89,6 +89,12 @@ describe('se-transactions backfill through the worker', () => {
   it('publishes transactions, parties, owners from the latest transfer, and names only in person', async () => {
     const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-transactions', input: bundle });
     expect(sourceOf(summary, 'se-transactions')).toMatchObject({ outcome: 'published', rowsStaged: 4, inserted: 4, updated: 0, deleted: 0 });
+    // The ledger times each table of the publish, so a slow one can be told apart.
+    const steps = (await pipeline.pool.query(
+      `SELECT details->'publishStepsMs' AS steps FROM source_run WHERE source_id = 'se-transactions' AND outcome = 'published' ORDER BY started_at DESC LIMIT 1`,
+    )).rows[0].steps as Record<string, number>;
+    expect(Object.keys(steps).sort()).toEqual(['owner', 'person', 'property_transaction', 'transaction_party']);
+    expect(Object.values(steps).every((ms) => Number.isInteger(ms) && ms >= 0)).toBe(true);
     const transactions = (await pipeline.pool.query(
       `SELECT transaction_id, cadastre_id, to_char(registered_at AT TIME ZONE 'Europe/Stockholm', 'YYYY-MM-DD HH24:MI') AS registered, kind, price_amount::float AS price,
               price_currency, source, taxation_value::float AS taxation_value, municipality_code
