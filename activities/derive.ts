@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { deriveLedgerId, getDataset, selectDatasets } from '../derive/registry.js';
 import { mergeDerived } from '../derive/publish.js';
+import { inputsFingerprint } from '../derive/inputs-fingerprint.js';
 import type { DerivedDatasetId } from '../derive/dataset.js';
 import type { Country } from '../sources/source-adapter.js';
 import { getSourceRunSummary, recordDuration } from './ledger.js';
@@ -24,6 +25,8 @@ export interface DeriveRequest {
   country: Country;
   /** YYYY-MM-DD. */
   asOf: string;
+  /** Skip the computation when its inputs are those of its last one (derive/inputs-fingerprint.ts): the nightly's choice. */
+  skipUnchanged?: boolean;
 }
 
 const ALL_COUNTRIES: Country[] = ['NO', 'SE'];
@@ -66,7 +69,18 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     [request.runId, ledgerId, request.country, `${dataset.title}, as of ${request.asOf}`],
   );
   const before = await getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
-  if (before.outcome === 'published') return before;
+  if (before.outcome === 'published' || before.outcome === 'unchanged') return before;
+  const dependencies = (dataset.dependsOn ?? []).map((id) => deriveLedgerId(id, request.country));
+  const inputs = await inputsFingerprint(pool, request.country, request.asOf, dependencies);
+  if (request.skipUnchanged && (await lastComputedInputs(pool, ledgerId, request.runId)) === inputs) {
+    await pool.query(
+      `UPDATE source_run SET outcome = 'unchanged', finished_at = clock_timestamp(),
+         details = details || jsonb_build_object('dataset', $3::text, 'asOf', $4::text, 'inputs', $5::text)
+       WHERE run_id = $1 AND source_id = $2 AND outcome = 'running'`,
+      [request.runId, ledgerId, dataset.id, request.asOf, inputs],
+    );
+    return getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
+  }
 
   const stagingTable = stagingOf(request);
   let started = performance.now();
@@ -94,10 +108,10 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     changed = counts.inserted + counts.updated + counts.deleted > 0;
     await client.query(
       `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
-         details = details || jsonb_build_object('dataset', $6::text, 'asOf', $7::text, 'liveTable', $8::text, 'stats', $9::jsonb),
+         details = details || jsonb_build_object('dataset', $6::text, 'asOf', $7::text, 'liveTable', $8::text, 'stats', $9::jsonb, 'inputs', $10::text),
          finished_at = clock_timestamp()
        WHERE run_id = $1 AND source_id = $2`,
-      [request.runId, ledgerId, counts.inserted, counts.updated, counts.deleted, dataset.id, request.asOf, dataset.liveTable, JSON.stringify(stats.details ?? {})],
+      [request.runId, ledgerId, counts.inserted, counts.updated, counts.deleted, dataset.id, request.asOf, dataset.liveTable, JSON.stringify(stats.details ?? {}), inputs],
     );
   });
   await dropDerivedStaging(request);
@@ -105,6 +119,17 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
   if (changed) await pool.query(`ANALYZE ${quoteIdent(dataset.liveTable)}`);
   await recordDuration(request.runId, ledgerId, 'publish', performance.now() - started);
   return getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
+}
+
+/** The inputs fingerprint of the dataset's latest computation (or skip) in another run. */
+async function lastComputedInputs(pool: pg.Pool, ledgerId: string, runId: string): Promise<string | undefined> {
+  const result = await pool.query<{ inputs: string | null }>(
+    `SELECT details->>'inputs' AS inputs FROM source_run
+     WHERE source_id = $1 AND run_id <> $2 AND outcome IN ('published', 'unchanged')
+     ORDER BY finished_at DESC LIMIT 1`,
+    [ledgerId, runId],
+  );
+  return result.rows[0]?.inputs ?? undefined;
 }
 
 /** A computed snapshot with two rows for one key would fail the merge half-way: refuse it with the key. */

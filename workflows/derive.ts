@@ -28,6 +28,8 @@ export interface DeriveInput {
   datasets?: string[];
   /** The day computed for, YYYY-MM-DD; today (UTC) when omitted. */
   asOf?: string;
+  /** Skip each dataset whose inputs are unchanged since its last computation (the nightly refresh's default). */
+  skipUnchanged?: boolean;
 }
 
 function describe(error: unknown): string {
@@ -50,7 +52,7 @@ export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummar
   upsertSearchAttributes([{ key: RUN_ID_KEY, value: runId }]);
   const planned = await planDerive({ runId, workflowId: workflowInfo().workflowId, countries: input.countries, datasets: input.datasets });
   const derive = async (step: PlannedDerivation): Promise<SourceRunSummary> => {
-    const request = { runId, datasetId: step.datasetId, country: step.country, asOf };
+    const request = { runId, datasetId: step.datasetId, country: step.country, asOf, skipUnchanged: input.skipUnchanged };
     await startSourceRun({ runId, sourceId: step.ledgerId, country: step.country });
     try {
       return await deriveDataset(request);

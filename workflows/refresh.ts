@@ -71,7 +71,7 @@ export async function nightlyRefresh(input: RefreshInput = {}): Promise<RunSumma
   const deriveRunId = `${runId}-derive`;
   const derived = await executeChild(deriveDatasets, {
     workflowId: deriveWorkflowId(deriveRunId),
-    args: [{ runId: deriveRunId, countries: input.country ? [input.country] : undefined }],
+    args: [{ runId: deriveRunId, countries: input.country ? [input.country] : undefined, skipUnchanged: !input.force }],
     typedSearchAttributes: [{ key: RUN_ID_KEY, value: deriveRunId }],
   });
   return { ...summary, derived };

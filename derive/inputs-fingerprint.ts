@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import type { Country } from '../sources/source-adapter.js';
+
+/**
+ * What a derived dataset's result depends on, as one string: the day it is computed for, the
+ * last change every source of the country (and every dataset it reads) published, the schema's
+ * last migration and the derive code itself. Equal fingerprints mean an equal result, so the
+ * nightly refresh skips a dataset whose fingerprint is that of its last computation (the
+ * datasets are most of an unchanged night's time). A hand edit of a live table is not seen:
+ * `nordprop derive` always computes.
+ */
+export async function inputsFingerprint(client: pg.Pool | pg.PoolClient, country: Country, asOf: string, dependencyLedgerIds: string[]): Promise<string> {
+  const changes = await client.query<{ digest: string | null }>(
+    `SELECT md5(string_agg(source_id || '@' || last_change, ',' ORDER BY source_id)) AS digest
+     FROM (
+       SELECT source_id, max(finished_at)::text AS last_change
+       FROM source_run
+       WHERE country = $1 AND outcome = 'published' AND inserted + updated + deleted > 0
+         AND (source_id NOT LIKE 'derive-%' OR source_id = ANY($2::text[]))
+       GROUP BY source_id
+     ) changed`,
+    [country, dependencyLedgerIds],
+  );
+  const schema = await client.query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY run_on DESC, id DESC LIMIT 1`);
+  return [asOf, changes.rows[0].digest ?? 'no-changes', schema.rows[0]?.name ?? 'no-schema', await deriveCodeDigest()].join('|');
+}
+
+let codeDigest: Promise<string> | undefined;
+
+/** A digest of every file of the derive code (compiled or not): a deployed change recomputes. */
+function deriveCodeDigest(): Promise<string> {
+  codeDigest ??= (async () => {
+    const root = path.dirname(fileURLToPath(import.meta.url));
+    const files = (await readdir(root, { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name))
+      .map((entry) => path.join(entry.parentPath, entry.name))
+      .sort();
+    const hash = createHash('sha256');
+    for (const file of files) hash.update(path.relative(root, file)).update('\0').update(await readFile(file)).update('\0');
+    return hash.digest('hex').slice(0, 16);
+  })();
+  return codeDigest;
+}
