@@ -83,12 +83,12 @@ export function predictionSql(alias: string, foldSql: string, monthsBack: string
 }
 
 /**
- * Streams the training sales of `salesTable` (rows with `training`, `fold`, `sale_date`) to
+ * Streams the training sales of `salesTable` (rows with `training`, `fold`, `log_price`, `sale_date`) to
  * `onRow` through COPY, so the fit holds one row at a time whatever the register's size.
  */
 export async function streamTrainingRows(client: pg.PoolClient, salesTable: string, asOf: string, onRow: (row: HedonicRow) => void): Promise<void> {
   const f = featureSql('s', 'extract(year FROM s.sale_date)');
-  const sql = `COPY (SELECT s.fold, ln(s.price), s.segment, s.municipality_code, s.model_class, coalesce(s.building_type, ''), ${f.logSize}, ${f.logPlot}, ${f.age},
+  const sql = `COPY (SELECT s.fold, s.log_price, s.segment, s.municipality_code, s.model_class, coalesce(s.building_type, ''), ${f.logSize}, ${f.logPlot}, ${f.age},
                       ${monthsBackSql('s.sale_date', `'${asOf}'::date`)}
                     FROM ${salesTable} s WHERE s.training ORDER BY s.transaction_id) TO STDOUT`;
   const stream = client.query(copyTo(sql));

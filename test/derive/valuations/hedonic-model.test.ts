@@ -58,6 +58,17 @@ describe('hedonic model', () => {
     expect(equations.counts).toEqual([1000, 1000, 1000, 1000, 1000]);
   });
 
+  it('no sale with a known built year (Sweden): the unknown-age effect is fixed at 0 and the intercept carries the level', () => {
+    const unknownAge = new FoldedNormalEquations(design);
+    for (const row of rows(3000)) unknownAge.add({ ...row, age: null, logPrice: row.logPrice - (row.age === null ? TRUTH.ageUnknown : ageCurve(row.age)) });
+    // Singular without the fix: the solver split the level between the two arbitrarily (15.5 for age_unknown).
+    const { scalars, levels } = unknownAge.solve();
+    expect(scalars.age_unknown).toBe(0);
+    expect(scalars.intercept + levels.segment.get('03:GRUNNEIENDOM')! + levels.municipality.get('0301')!).toBeCloseTo(TRUTH.intercept + SEGMENT['03:GRUNNEIENDOM'], 2);
+    expect(scalars.log_size + levels.slope.get('GRUNNEIENDOM:11')!).toBeCloseTo(TRUTH.logSize, 2);
+    expect(unknownAge.solve(2).scalars.age_unknown).toBe(0);
+  });
+
   it('the month index is smooth where a month has no sales', () => {
     const sparse = new FoldedNormalEquations(design);
     for (const row of rows(3000).filter((r) => r.monthsBack !== 30)) sparse.add(row);
