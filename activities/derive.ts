@@ -4,6 +4,7 @@ import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { deriveLedgerId, getDataset, selectDatasets } from '../derive/registry.js';
 import { mergeDerived } from '../derive/publish.js';
 import { inputsFingerprint } from '../derive/inputs-fingerprint.js';
+import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import type { DerivedDatasetId } from '../derive/dataset.js';
 import type { Country } from '../sources/source-adapter.js';
 import { getSourceRunSummary, recordDuration } from './ledger.js';
@@ -88,6 +89,7 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
     // UNLOGGED: a crash loses only the staging table, which the retry computes again.
     await client.query(`CREATE UNLOGGED TABLE ${stagingTable} (LIKE ${dataset.liveTable} INCLUDING DEFAULTS)`);
+    await tuneBulkTransaction(client);
     const computed = (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable })) ?? {};
     // A computation's temporary tables (millions of rows for comparables at national size) would
     // otherwise live on in this pooled session until it closes.
@@ -102,6 +104,7 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
   await withTransaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [ledgerId]);
     await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]); // names the run on change events (docs/webhooks.md)
+    await tuneBulkTransaction(client);
     const ledger = await client.query<{ outcome: string }>(`SELECT outcome FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`, [request.runId, ledgerId]);
     if (ledger.rows[0]?.outcome === 'published') return;
     const counts = await mergeDerived(client, dataset, stagingTable, request.country);

@@ -1,4 +1,5 @@
 import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
+import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import { getSource } from '../sources/registry.js';
 import type { ChangeCounts } from '../sources/source-adapter.js';
 import type { ValidatedSnapshot } from './types.js';
@@ -21,6 +22,7 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [source.id]);
     // Names the run on the change events the live tables' triggers write (schema/…_events.sql).
     await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]);
+    await tuneBulkTransaction(client);
     const ledger = await client.query<ChangeCounts & { outcome: string; position: Record<string, unknown> | null }>(
       `SELECT outcome, inserted, updated, deleted, details->'increment'->'position' AS position FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`,
       [request.runId, source.id],

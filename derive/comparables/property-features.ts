@@ -19,20 +19,18 @@
  */
 import type pg from 'pg';
 import type { Country } from '../../sources/source-adapter.js';
-import { withSettings } from '../../lib/session-settings.js';
 
 /** Metric CRS per country: ETRS89 / UTM 33N for Norway, SWEREF 99 TM for Sweden. */
 export const METRIC_SRID: Record<Country, number> = { NO: 25833, SE: 3006 };
 
 export const FEATURES_TABLE = 'derive_property_features';
-const FEATURES_SETTINGS = { jit: 'off', work_mem: '64MB' };
 
 export async function createPropertyFeatures(client: pg.PoolClient, country: Country): Promise<number> {
   const srid = METRIC_SRID[country];
   await client.query(`DROP TABLE IF EXISTS pg_temp.${FEATURES_TABLE}`);
-  // At a tenth of Norway, JIT compiled this statement's 177 functions for 8.5 s of its 29 s, and
-  // its sorts and aggregates of ~200,000 buildings and parcels spilled to disk at 4 MB of work_mem.
-  const result = await withSettings(client, FEATURES_SETTINGS, () => client.query(
+  // Run with the derive activity's bulk settings (lib/bulk-settings.ts): at a tenth of Norway JIT
+  // compiled this statement's 177 functions for 8.5 s of its 29 s, and its sorts spilled at 4 MB.
+  const result = await client.query(
     `CREATE TEMP TABLE ${FEATURES_TABLE} AS
      WITH property_of AS (
        SELECT p.cadastre_id, p.property_type, p.municipality_code,
@@ -92,7 +90,7 @@ export async function createPropertyFeatures(client: pg.PoolClient, country: Cou
      FROM featured
      WHERE size_m2 > 0 AND location IS NOT NULL`,
     [country],
-  ));
+  );
   await client.query(`CREATE UNIQUE INDEX ON pg_temp.${FEATURES_TABLE} (cadastre_id)`);
   await client.query(`ANALYZE pg_temp.${FEATURES_TABLE}`);
   return result.rowCount ?? 0;

@@ -20,14 +20,10 @@ const NOT_A_STREET = `'^\\s*(c/o|co\\s|postboks|boks|box|pb\\M|postbox|p\\.?\\s?
 export async function computeTenants({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
   const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
 
-  // Session settings for this transaction only. Text sorts go through strcoll under the
-  // database's C.UTF-8 collation: a merge join that sorted the register again for every rule cost
-  // more than the rule itself, so hash joins. JIT compiled the statements' per-row regular
-  // expressions and edit distances for 2-3 s each and saved nothing. 4 MB of work_mem split every
-  // hash and sort into batches on disk; 64 MB is still a bound (larger inputs spill).
+  // For this transaction only (JIT and work_mem are the derive activity's, lib/bulk-settings.ts).
+  // Text sorts go through strcoll under the database's C.UTF-8 collation: a merge join that
+  // sorted the register again for every rule cost more than the rule itself, so hash joins.
   await q(`SET LOCAL enable_mergejoin = off`);
-  await q(`SET LOCAL jit = off`);
-  await q(`SET LOCAL work_mem = '64MB'`);
 
   // Company side, per distinct address text (many companies share one, and Sweden lists each
   // address several times): the street line parsed into street, number and letter.

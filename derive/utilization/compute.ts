@@ -13,12 +13,9 @@ const MIN_OVERLAP_SHARE = 0.01;
  */
 export async function computeUtilization({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
   const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
-  // Session settings for this transaction only: JIT spent 0.5-1.6 s compiling each statement
-  // and saved nothing; 4 MB of work_mem sent every sort and hash to disk in batches (64 MB is
-  // still a bound, larger inputs spill); text sorts for merge joins go through strcoll under the
-  // database's C.UTF-8 collation, hash joins do not.
-  await q(`SET LOCAL jit = off`);
-  await q(`SET LOCAL work_mem = '64MB'`);
+  // For this transaction only (JIT and work_mem are the derive activity's, lib/bulk-settings.ts):
+  // text sorts for merge joins go through strcoll under the database's C.UTF-8 collation, hash
+  // joins do not.
   await q(`SET LOCAL enable_mergejoin = off`);
   // Overlap of every parcel with every adopted plan it intersects, in m², computed pair by pair
   // while the spatial join visits one plan's parcels after another, and only then summed per

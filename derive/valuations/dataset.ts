@@ -24,9 +24,6 @@ export const valuations: DerivedDataset = {
   dependsOn: ['comparables'],
   async compute({ client, country, asOf, stagingTable }) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error(`asOf "${asOf}" is not a YYYY-MM-DD date`);
-    // JIT compiled the valuation INSERT's 100-odd expressions for 13 s of its 69 s at a tenth of
-    // Norway: off for this computation (the caller's transaction).
-    await client.query(`SELECT set_config('jit', 'off', true)`);
     const properties = await createPropertyFeatures(client, country);
     const sales = await createRecentSales(client, country, asOf);
     await markTraining(client, 'true');

@@ -3,7 +3,6 @@ import type { ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingCon
 import { readJsonLines } from '../formats/json-lines.js';
 import { mergeTable, scopeFilter, withHashJoins, type TableMerge } from '../publish/merge-table.js';
 import { stepTimer } from '../publish/step-timer.js';
-import { tuneRegisterPublish } from '../publish/publish-settings.js';
 import { LAND_REGISTRY_STAGING_COLUMNS, recordToRow, type Grunnboksblad } from './land-registry-record.js';
 import { inboxPath } from './inbox.js';
 
@@ -133,7 +132,6 @@ async function publishPersons(client: pg.PoolClient, country: string, runId: str
 
 async function publishLandRegistry({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
-  await tuneRegisterPublish(client);
   await timed('snapshot', () => snapshotTables(client, stagingTable));
   const tables: Record<string, ChangeCounts> = {};
   tables.owner = await timed('owner', () => mergeTable(client, 'land_registry_owner', OWNER_MERGE, scope, runId));

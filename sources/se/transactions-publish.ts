@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../source-adapter.js';
 import { mergeTable, withHashJoins, type TableMerge } from '../publish/merge-table.js';
-import { tuneRegisterPublish } from '../publish/publish-settings.js';
 import { stepTimer } from '../publish/step-timer.js';
 
 /**
@@ -137,7 +136,6 @@ async function mergePeople(client: pg.PoolClient, stagingTable: string, runId: s
 
 export async function publishTransactions({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
-  await tuneRegisterPublish(client);
   const transactions = await timed('property_transaction', () => mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId));
   const parties = await timed('transaction_party', () => rewriteParties(client, stagingTable, runId));
   const owners = await timed('owner', () => mergeOwners(client, stagingTable, scope, runId));
