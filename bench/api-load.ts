@@ -22,6 +22,7 @@ import pg from 'pg';
 import { PROJECT_ROOT } from '../lib/config.js';
 import { COORDINATE_SQL } from '../api/store/coordinates.js';
 import { PROPERTY_SQL } from '../api/store/property.js';
+import { countryStatement } from '../api/store/country-statement.js';
 import { createClient } from '../api/auth/clients.js';
 
 const run = promisify(execFile);
@@ -170,10 +171,10 @@ async function main(): Promise<void> {
 
     const coordinateScript =
       `\\set i random(1, ${pointRows.length})\nSELECT lat, lon FROM api_bench_point WHERE i = :i \\gset\n` +
-      `${asPgbench(COORDINATE_SQL, [[/\$1/g, `'NO'`], [/\$2/g, ':lat'], [/\$3/g, ':lon']]).replace(/\s+/g, ' ')};\n`;
+      `${asPgbench(countryStatement(COORDINATE_SQL, 'NO'), [[/\$1\b/g, ':lat'], [/\$2\b/g, ':lon']]).replace(/\s+/g, ' ')};\n`;
     const propertyScript =
       `\\set i random(1, ${propertyRows.length})\nSELECT cadastre_id AS id FROM api_bench_property WHERE i = :i \\gset\n` +
-      `${asPgbench(PROPERTY_SQL, [[/\$1/g, `'NO'`], [/\$2::text\[\]/g, 'ARRAY[:id]::text[]'], [/\$3/g, 'false']]).replace(/\s+/g, ' ')};\n`;
+      `${asPgbench(countryStatement(PROPERTY_SQL, 'NO'), [[/\$1::text\[\]/g, 'ARRAY[:id]::text[]'], [/\$2\b/g, 'false']]).replace(/\s+/g, ' ')};\n`;
     const levels: Level[] = [];
     for (const connections of connectionLevels) {
       log(`${connections} connections, ${duration} s each: GET /coordinates, its pgbench, GET /properties, its pgbench`);

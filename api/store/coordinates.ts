@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { LOOKUP_SQL, lookupResultOf, validateCoordinate } from '../../store/coordinate-lookup.js';
 import { BUILDING_ORDER, buildingJson, buildingsOf } from './buildings.js';
 import { propertyVisible } from './property.js';
+import { countryStatementOnce } from './country-statement.js';
 
 export interface CoordinateAnswer {
   property?: Record<string, unknown>;
@@ -21,7 +22,7 @@ FROM (${LOOKUP_SQL}) l`;
 /** Outside every parcel, or on a property a sandbox may not see: no property, empty arrays. */
 export async function resolveCoordinate(db: pg.Pool, country: string, lat: number, lon: number, sandbox: boolean): Promise<CoordinateAnswer> {
   validateCoordinate(lat, lon);
-  const result = await db.query({ name: 'api-coordinates', text: COORDINATE_SQL, values: [country, lat, lon] });
+  const result = await db.query({ ...countryStatementOnce('api-coordinates', COORDINATE_SQL, country), values: [lat, lon] });
   const found = lookupResultOf(country, result.rows[0]);
   const property = found.property;
   if (!property || (sandbox && !(await propertyVisible(db, country, property.cadastreId, true)))) return { buildings: [], addresses: [] };

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { visibleTo } from './visibility.js';
+import { countryStatementOnce } from './country-statement.js';
 
 /**
  * Properties by country and cadastre id, as the API's Property: what the parcels imply
@@ -66,7 +67,7 @@ export type PropertyJson = Record<string, unknown> & { cadastreId: string };
 
 export async function fetchProperties(db: pg.Pool | pg.PoolClient, country: string, cadastreIds: string[], sandbox: boolean): Promise<Map<string, PropertyJson>> {
   // Named: prepared once per connection (planning it costs more than running it).
-  const result = await db.query({ name: 'api-properties', text: PROPERTY_SQL, values: [country, cadastreIds, sandbox] });
+  const result = await db.query({ ...countryStatementOnce('api-properties', PROPERTY_SQL, country), values: [cadastreIds, sandbox] });
   return new Map(result.rows.map((row) => [row.cadastre_id, row.property]));
 }
 
