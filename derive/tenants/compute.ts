@@ -111,16 +111,16 @@ export async function computeTenants({ client, country, stagingTable }: DeriveCo
   // copying the rest is cheaper than deleting those.
   await q(`CREATE TEMP TABLE tenant_pending ON COMMIT DROP AS SELECT * FROM tenant_input`);
   await q(`ANALYZE tenant_pending`);
-  await q(`CREATE TEMP TABLE tenant_candidate (input_id int, rule_order int, distance int, address_id text, cadastre_id text) ON COMMIT DROP`);
+  await q(`CREATE TEMP TABLE tenant_candidate (input_id int, rule_order int, address_id text, cadastre_id text) ON COMMIT DROP`);
   for (const [order, rule] of MATCH_RULES.entries()) {
     const pairs = `tenant_pending i JOIN tenant_register r ON ${rule.condition}`;
     await q(
       rule.distance === '0'
-        ? `INSERT INTO tenant_candidate SELECT i.input_id, $1, 0, r.address_id, r.cadastre_id FROM ${pairs}`
+        ? `INSERT INTO tenant_candidate SELECT i.input_id, $1, r.address_id, r.cadastre_id FROM ${pairs}`
         : `INSERT INTO tenant_candidate
-           SELECT input_id, $1, distance, address_id, cadastre_id
+           SELECT input_id, $1, address_id, cadastre_id
            FROM (
-             SELECT i.input_id, (${rule.distance})::int AS distance, r.address_id, r.cadastre_id,
+             SELECT i.input_id, r.address_id, r.cadastre_id,
                     rank() OVER (PARTITION BY i.input_id ORDER BY (${rule.distance})::int) AS best
              FROM ${pairs}
            ) ranked
