@@ -6,13 +6,14 @@
  */
 import pg from 'pg';
 import { publishBreakdown } from './publish-breakdown.js';
-import { addressStageBreakdown, teigStageBreakdown } from './stage-breakdown.js';
+import { adapterStageBreakdown, addressStageBreakdown, teigStageBreakdown } from './stage-breakdown.js';
 
 async function main(): Promise<unknown> {
   const [kind, sourceId, argument] = process.argv.slice(2);
   if (kind === 'stage' && argument) {
     if (sourceId === 'no-address') return addressStageBreakdown(argument);
     if (sourceId === 'no-cadastre') return teigStageBreakdown(argument);
+    return adapterStageBreakdown(sourceId, argument);
   }
   if (kind === 'publish' && argument) {
     const pool = new pg.Pool({ connectionString: argument, max: 2, application_name: 'nordprop-bench-publish' });

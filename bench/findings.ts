@@ -1,6 +1,6 @@
 import type { BenchResults, SourceResult } from './results.js';
 import { rate, spread } from './stats.js';
-import { ADDRESS_TARGET_ROWS_PER_SECOND } from './targets.js';
+import { ADDRESS_TARGET_ROWS_PER_SECOND, addressLoad, parcelLoad } from './targets.js';
 
 /** Plain statements derived from the figures (no judgement beyond arithmetic), for the report's summary. */
 
@@ -46,6 +46,10 @@ function sourceFindings(source: SourceResult): string[] {
     );
   }
   const p = source.publish;
+  if (!p) {
+    lines.push(`Load: a raw COPY of the published rows into the indexed table takes ${s1(m.indexed)} s, into an unindexed one ${s1(m.bare)} s (${s1(m.bareThenIndex)} s with the indexes built afterwards); the pipeline's publish phase took ${s1(m.phase.publish)} s.`);
+    return lines;
+  }
   lines.push(
     `Publish: the replayed first-load publish took ${s1(p.firstLoadSeconds)} s, a plain INSERT … SELECT of the same rows into the same indexed table ${s1(p.plainInsertSeconds)} s, ` +
       `a raw COPY into the indexed table ${s1(m.indexed)} s, into an unindexed one ${s1(m.bare)} s (${s1(m.bareThenIndex)} s with the indexes built afterwards). ` +
@@ -55,21 +59,24 @@ function sourceFindings(source: SourceResult): string[] {
 }
 
 export function findings(results: BenchResults): string[] {
-  const out = [...sourceFindings(results.address), ...sourceFindings(results.cadastre)];
-  const ogr = results.cadastre.ogr;
-  const xml = results.cadastre.stage.find((level) => /XML/.test(level.label));
-  if ('runs' in ogr) {
-    const m = medians(results.cadastre);
+  const out = results.compared.flatMap(sourceFindings);
+  const parcels = parcelLoad(results);
+  const ogr = parcels?.ogr;
+  if (parcels && ogr && 'runs' in ogr) {
+    const m = medians(parcels);
+    const xml = parcels.stage.find((level) => /XML/.test(level.label));
     const ogrSeconds = spread(ogr.runs.map((r) => r.seconds)).median;
     out.push(
-      `Parcels against ogr2ogr: ogr2ogr loads the Teig GML in ${s1(ogrSeconds)} s (reading, reprojecting, COPY and the GiST index); nordprop's stage phase alone takes ${s1(m.phase.stage)} s` +
-        (xml ? `; run on its own, unzipping and parsing the XML into features takes ${s1(xml.seconds)} s (${s1(xml.seconds - (results.cadastre.stage[0]?.seconds ?? 0))} s without the unzip)` : '') +
+      `Parcels against ogr2ogr: ogr2ogr loads the ${ogr.label} in ${s1(ogrSeconds)} s (reading, reprojecting, COPY and the GiST index); nordprop's stage phase alone takes ${s1(m.phase.stage)} s` +
+        (xml ? `; run on its own, unzipping and parsing the XML into features takes ${s1(xml.seconds)} s (${s1(xml.seconds - (parcels.stage[0]?.seconds ?? 0))} s without the unzip)` : '') +
         `; validate (${s1(m.phase.validate)} s), publish (${s1(m.phase.publish)} s) and the rest (${s1(m.total - PHASES.reduce((sum, p) => sum + m.phase[p], 0))} s) come on top.`,
     );
   }
-  const ceiling = spread(results.address.ceiling.indexed.map((m) => rate(m.rows, m.seconds))).median;
-  const bareThenIndex = spread(results.address.ceiling['bare-then-index'].map((m) => rate(m.rows, m.seconds))).median;
-  const bare = spread(results.address.ceiling.bare.map((m) => rate(m.rows, m.seconds))).median;
+  const address = addressLoad(results);
+  if (!address) return out;
+  const ceiling = spread(address.ceiling.indexed.map((m) => rate(m.rows, m.seconds))).median;
+  const bareThenIndex = spread(address.ceiling['bare-then-index'].map((m) => rate(m.rows, m.seconds))).median;
+  const bare = spread(address.ceiling.bare.map((m) => rate(m.rows, m.seconds))).median;
   if (ceiling < ADDRESS_TARGET_ROWS_PER_SECOND) {
     out.push(
       `The address target (${int(ADDRESS_TARGET_ROWS_PER_SECOND)} rows/s) is above what PostgreSQL, as configured on this machine, takes even for already-normalized rows: ` +

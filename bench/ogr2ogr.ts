@@ -8,9 +8,9 @@ import { settle } from './database.js';
 import { timed } from './stats.js';
 
 /**
- * What a user would reach for instead: GDAL's ogr2ogr loading the same zipped register into
- * PostGIS, reprojected to EPSG:4326, with COPY and a GiST index, read straight from the zip
- * through /vsizip/ (nothing unpacked).
+ * What a user would reach for instead: GDAL's ogr2ogr loading the same register file into
+ * PostGIS, reprojected to EPSG:4326, with COPY and a GiST index, a zip read straight through
+ * /vsizip/ (nothing unpacked).
  */
 
 export interface OgrMeasurement {
@@ -90,6 +90,18 @@ export async function addressLoad(database: string, zipPath: string, entry: stri
       '-oo', 'X_POSSIBLE_NAMES=Øst', '-oo', 'Y_POSSIBLE_NAMES=Nord', '-s_srs', 'EPSG:25833', '-nln', table, ...COMMON,
     ],
     expectedGeometry: 'POINT',
+    dispose: async () => undefined,
+  };
+}
+
+/** A GeoPackage carries its CRS (EPSG:3006) and geometry type itself: ogr2ogr needs no schema hints. */
+export async function seCadastreLoad(database: string, gpkgPath: string, layer: string): Promise<OgrLoad> {
+  const table = 'ogr_se_parcel';
+  return {
+    label: 'Fastighetsindelning GeoPackage',
+    table,
+    command: ['ogr2ogr', '-f', 'PostgreSQL', pgDsn(database), gpkgPath, layer, '-nln', table, '-nlt', 'PROMOTE_TO_MULTI', ...COMMON],
+    expectedGeometry: 'MULTIPOLYGON',
     dispose: async () => undefined,
   };
 }

@@ -2,11 +2,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
 import type { SampleProfileName } from '../sample/profile.js';
+import type { Country } from '../sources/source-adapter.js';
 
 /**
  * The benchmark's command line: `npm run bench -- [--scale S | --parcels N] [--runs N] [--out FILE]
- * [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]`. By default the sample is the
- * national profile at scale 1 (sample/profile.ts): every register at its national size.
+ * [--country NO|SE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks] [--keep-database]`. By default
+ * the sample is the national profile at scale 1 (sample/profile.ts): every register at its national size.
  */
 
 export interface BenchOptions {
@@ -28,6 +29,13 @@ export interface BenchOptions {
   skipDerive: boolean;
   /** Leave out the webhook benchmark (bench/webhooks.ts) on the loaded store. */
   skipWebhooks: boolean;
+  /**
+   * Only this country's sources (and derived datasets); both when undefined. A national load of
+   * both countries takes longer than one sitting on this machine, so each can be measured alone.
+   */
+  country: Country | undefined;
+  /** Leave the loaded store (database nordprop_bench) in place at the end, to measure more on it. */
+  keepDatabase: boolean;
   /** Where the sample, worker data and logs go. */
   workDir: string;
   sampleDir: string;
@@ -36,17 +44,20 @@ export interface BenchOptions {
   databaseName: string;
 }
 
-const USAGE = `usage: npm run bench -- [--scale S | --parcels N] [--runs N] [--out FILE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks]
+const USAGE = `usage: npm run bench -- [--scale S | --parcels N] [--runs N] [--out FILE] [--country NO|SE] [--skip-ogr] [--skip-api] [--skip-derive] [--skip-webhooks] [--keep-database]
   --scale S    national profile at S × national size, e.g. 0.1 (default 1: 2.6 M Norwegian addresses,
                4.2 M buildings, 1.1 M companies; 3.3 M Swedish properties, 8 M buildings, 3 M companies)
   --parcels N  instead a small sample of N parcels with the generator's town-heavy ratios (a smoke run;
                ≈3.4 addresses per parcel, not national proportions)
   --runs N     repetitions of each measurement, median reported (default 3)
-  --out FILE   report file (default BENCHMARKS.md at national size, .data/bench/BENCHMARKS-<size>.md otherwise)
+  --out FILE   report file (default BENCHMARKS.md at national size, BENCHMARKS-<country>.md with --country,
+               .data/bench/BENCHMARKS-<size>.md below national size)
+  --country C  only the sources (and derived datasets) of NO or SE; for Sweden the compared load is se-cadastre
   --skip-ogr   do not run the ogr2ogr comparisons
   --skip-api   do not load-test the REST API on the loaded store
   --skip-derive  do not time the derived datasets on the loaded store
-  --skip-webhooks  do not measure change events and webhook delivery on the loaded store`;
+  --skip-webhooks  do not measure change events and webhook delivery on the loaded store
+  --keep-database  leave the loaded store (database nordprop_bench) in place at the end`;
 
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -67,6 +78,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       'skip-api': { type: 'boolean', default: false },
       'skip-derive': { type: 'boolean', default: false },
       'skip-webhooks': { type: 'boolean', default: false },
+      country: { type: 'string' },
+      'keep-database': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -79,21 +92,25 @@ export function parseOptions(argv: string[]): BenchOptions {
   const parcels = values.parcels === undefined ? undefined : positiveInt('parcels', values.parcels, 0);
   const scale = values.scale === undefined ? 1 : Number(values.scale);
   if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new Error(`--scale must be a number in (0, 1], got "${values.scale}"\n${USAGE}`);
+  if (values.country !== undefined && values.country !== 'NO' && values.country !== 'SE') throw new Error(`--country must be NO or SE, got "${values.country}"\n${USAGE}`);
+  const country = values.country as Country | undefined;
   const profile: SampleProfileName = parcels === undefined ? 'national' : 'parcels';
   const runs = positiveInt('runs', values.runs, 3);
   const workDir = path.join(PROJECT_ROOT, '.data/bench');
   // A smaller run gets its own sample folder and report, so it never overwrites the national
   // sample (slow to regenerate) or the committed figures.
   const national = profile === 'national' && scale === 1;
-  const sizeLabel = profile === 'parcels' ? `parcels-${parcels}` : national ? 'national' : `national-${scale}`;
-  const sampleDir = path.join(workDir, national ? 'sample' : `sample-${sizeLabel}`);
+  const sampleLabel = profile === 'parcels' ? `parcels-${parcels}` : national ? 'national' : `national-${scale}`;
+  const sizeLabel = country ? `${sampleLabel}-${country}` : sampleLabel;
+  // Both countries' files are generated together, so a one-country run reuses the same sample.
+  const sampleDir = path.join(workDir, national ? 'sample' : `sample-${sampleLabel}`);
   const out = values.out
     ? path.resolve(values.out)
     : national
-      ? path.join(PROJECT_ROOT, 'BENCHMARKS.md')
+      ? path.join(PROJECT_ROOT, country ? `BENCHMARKS-${country}.md` : 'BENCHMARKS.md')
       : path.join(workDir, `BENCHMARKS-${sizeLabel}.md`);
   return {
     profile, scale: profile === 'national' ? scale : 1, parcels, runs, out, skipOgr: values['skip-ogr'] ?? false, skipApi: values['skip-api'] ?? false,
-    skipDerive: values['skip-derive'] ?? false, skipWebhooks: values['skip-webhooks'] ?? false, workDir, sampleDir, sizeLabel, databaseName: 'nordprop_bench',
+    skipDerive: values['skip-derive'] ?? false, skipWebhooks: values['skip-webhooks'] ?? false, country, keepDatabase: values['keep-database'] ?? false, workDir, sampleDir, sizeLabel, databaseName: 'nordprop_bench',
   };
 }

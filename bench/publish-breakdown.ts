@@ -130,6 +130,9 @@ const PLANS: Record<string, SourcePlan> = {
   },
 };
 
+/** Whether the benchmark knows how to put this source's published rows back into its staging shape. */
+export const canReplayPublish = (sourceId: string): boolean => sourceId in PLANS;
+
 /** Fills a staging table of the adapter's current shape from the published rows (the adapter's staging columns may change). */
 function fillStagingSql(source: SourceAdapter, plan: SourcePlan, table: string): string {
   const names = source.stagingColumns.map((c) => c.name);

@@ -1,5 +1,5 @@
 /**
- * End-to-end loads of every register beyond the two the benchmark compares against the COPY
+ * End-to-end loads of every register beyond those the benchmark compares against the COPY
  * ceiling and ogr2ogr: each source's sample file backfilled through a fresh worker, `runs`
  * times, its rows of its country deleted before each run so every run is a first load.
  * Sources run in registry order, so a source that reads another's publish (`dependsOn`) finds
@@ -12,7 +12,6 @@ import { quoteIdent } from '../lib/db.js';
 import { settle } from './database.js';
 import type { LoadRun } from './results.js';
 
-export const COMPARED_SOURCES = ['no-address', 'no-cadastre'];
 
 export interface RegisterLoads {
   sourceId: string;
@@ -44,11 +43,15 @@ export async function measureRegisterLoads(
   pool: pg.Pool,
   runs: number,
   sourceFiles: Record<string, string>,
+  /** Only this country's sources; every source when undefined. */
+  country: string | undefined,
+  /** Sources already measured against the ceiling and ogr2ogr (bench/run.ts), left out here. */
+  compared: string[],
   loadOnce: (sourceId: string, inputPath: string) => Promise<LoadRun>,
   log: (line: string) => void,
 ): Promise<RegisterLoads[]> {
   const results: RegisterLoads[] = [];
-  for (const source of SOURCES.filter((s) => !COMPARED_SOURCES.includes(s.id))) {
+  for (const source of SOURCES.filter((s) => (!country || s.country === country) && !compared.includes(s.id))) {
     const inputPath = sourceFiles[source.id];
     if (!inputPath) {
       log(`== ${source.id}: no sample file, left out`);

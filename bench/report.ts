@@ -55,7 +55,7 @@ function comparisonTable(source: SourceResult): { lines: string[]; nordprop: Row
     rows.push(loadRow(SHAPE_LABEL[shape], source.ceiling[shape].map((m) => ({ seconds: m.seconds, rows: m.rows }))));
   }
   if ('runs' in source.ogr) {
-    rows.push(loadRow(`ogr2ogr, ${source.unit === 'parcel' ? 'Teig GML' : 'address CSV'} → PostGIS (reprojected, GiST)`, source.ogr.runs.map((m) => ({ seconds: m.seconds, rows: m.rows }))));
+    rows.push(loadRow(`ogr2ogr, ${source.ogr.label} → PostGIS (reprojected, GiST)`, source.ogr.runs.map((m) => ({ seconds: m.seconds, rows: m.rows }))));
   }
   const lines = [
     '| load | rows | seconds, median (min–max) | rows/s, median (min–max) | nordprop speed relative to it |',
@@ -119,6 +119,7 @@ function stageSteps(source: SourceResult): string[] {
 
 function publishSteps(source: SourceResult): string[] {
   const p = source.publish;
+  if (!p) return ['The publish phase is not replayed statement by statement for this source (the benchmark has no plan to put its published rows back into its staging shape).', ''];
   const publish = spread(source.loads.map((l) => (l.phasesMs.publish ?? 0) / 1000)).median;
   const row = (t: { statement: string; seconds: number; rows: number | null }) => `| ${describeStatement(t.statement.replace('<its published rows>', 'a copy of its published rows'))} | ${secs(t.seconds)} | ${t.rows === null ? '–' : int(t.rows)} |`;
   return [
@@ -165,7 +166,9 @@ function sourceSection(source: SourceResult, results: BenchResults): string[] {
   const out = [
     `## ${source.title} (\`${source.sourceId}\`)`,
     '',
-    `Input: \`${path.basename(source.input.zipPath)}\`, ${size(source.input.zipBytes)} zipped, ${size(source.input.entryBytes)} unzipped (\`${source.input.entry}\`). ` +
+    (source.input.zipped
+      ? `Input: \`${path.basename(source.input.zipPath)}\`, ${size(source.input.zipBytes)} zipped, ${size(source.input.entryBytes)} unzipped (\`${source.input.entry}\`). `
+      : `Input: \`${source.input.entry}\`, ${size(source.input.entryBytes)}. `) +
       `Each run read ${int(first.rowsRead)} ${source.unit} rows, staged ${int(first.rowsStaged)}, rejected ${int(first.rowsRejected)}` +
       `${first.rowsRepaired ? `, repaired ${int(first.rowsRepaired)}` : ''}; ${int(source.publishedRows)} rows in \`${source.table}\` after publishing.`,
     '',
@@ -224,7 +227,7 @@ function nightlySection(results: BenchResults): string[] {
   if (!results.nightly.length) return [];
   const nightly = spread(results.nightly.map((n) => n.seconds));
   const medianSeconds = (loads: LoadRun[]) => spread(loads.map((l) => l.seconds)).median;
-  const fullLoad = medianSeconds(results.address.loads) + medianSeconds(results.cadastre.loads) + results.registers.reduce((sum, r) => sum + medianSeconds(r.loads), 0);
+  const fullLoad = results.compared.reduce((sum, c) => sum + medianSeconds(c.loads), 0) + results.registers.reduce((sum, r) => sum + medianSeconds(r.loads), 0);
   const outcomes = [...new Set(results.nightly.flatMap((n) => Object.entries(n.outcomes).map(([s, o]) => `${s}: ${o}`)))].join(', ');
   const download = spread(results.nightly.map((n) => Math.max(...Object.values(n.phasesMs).map((p) => p.download ?? 0)) / 1000));
   const sources = results.nightly[0] ? Object.keys(results.nightly[0].outcomes).length : 0;
@@ -251,7 +254,7 @@ function perRunAppendix(results: BenchResults): string[] {
     '|---|---:|---:|---:|---:|---|---:|---:|',
   ];
   const phaseText = (p: Record<string, number>) => PHASES.map((ph) => ((p[ph] ?? 0) / 1000).toFixed(1)).join(' / ');
-  for (const source of [results.address, results.cadastre]) {
+  for (const source of results.compared) {
     source.loads.forEach((l, i) =>
       lines.push(`| ${source.sourceId} end to end | ${i + 1} | ${secs(l.seconds)} | ${int(l.rowsStaged)} | ${int(rate(l.rowsStaged, l.seconds))} | ${phaseText(l.phasesMs)} | ${secs(l.memory.cpuSeconds)} | ${mib(footprint(l.memory))} |`),
     );
@@ -262,8 +265,9 @@ function perRunAppendix(results: BenchResults): string[] {
         ),
       );
     }
-    if ('runs' in source.ogr) {
-      source.ogr.runs.forEach((m, i) => lines.push(`| ogr2ogr ${source.unit === 'address' ? 'addresses' : 'parcels'} | ${i + 1} | ${secs(m.seconds)} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – | – |`));
+    const ogr = source.ogr;
+    if ('runs' in ogr) {
+      ogr.runs.forEach((m, i) => lines.push(`| ogr2ogr ${ogr.label} | ${i + 1} | ${secs(m.seconds)} | ${int(m.rows)} | ${int(rate(m.rows, m.seconds))} | – | – | – |`));
     }
   }
   results.nightly.forEach((n, i) =>
@@ -280,8 +284,13 @@ function commandsSection(results: BenchResults): string[] {
       .join(' ')
       .replaceAll(PROJECT_ROOT + '/', '');
   const out = ['## ogr2ogr command lines', ''];
-  for (const source of [results.cadastre, results.address]) {
+  for (const source of results.compared) {
     if ('runs' in source.ogr) out.push('```sh', `PG_USE_COPY=YES ${show(source.ogr.command)}`, '```', '');
+  }
+  if (out.length === 2) return [];
+  if (!results.compared.some((c) => c.sourceId === 'no-cadastre')) {
+    out.push('The GeoPackage names its CRS (EPSG:3006) and geometry column itself, so ogr2ogr reads it without hints; `-nlt PROMOTE_TO_MULTI` gives every area the same geometry type.', '');
+    return out;
   }
   out.push(
     'The Teig GML carries two geometries per feature (`område`, the polygon, and `representasjonspunkt`, a point). Without a schema, GDAL 3.6\'s GML reader keeps only the point and types `kommunenummer` as an integer (`0301` → `301`); the GFS template passed with `-oo GFS_TEMPLATE=` (written by `bench/ogr2ogr.ts`) names `område` as the geometry and the columns with their types, and spares GDAL its schema-discovery pass over the file. The zip is read in place through `/vsizip/` (nothing is unpacked). GDAL 3.6\'s CSV driver has no `SEPARATOR` open option; it detects the `;` itself, and the CRS is given with `-s_srs` (with `-a_srs` alone ogr2ogr refuses to reproject a layer that has no CRS).',
@@ -293,7 +302,7 @@ function commandsSection(results: BenchResults): string[] {
 function codeSection(results: BenchResults): string[] {
   const builds = new Map<string, string[]>();
   const note = (build: string, label: string) => builds.set(build, [...(builds.get(build) ?? []), label]);
-  for (const source of [results.address, results.cadastre]) source.loads.forEach((l, i) => note(l.build, `${source.sourceId} run ${i + 1}`));
+  for (const source of results.compared) source.loads.forEach((l, i) => note(l.build, `${source.sourceId} run ${i + 1}`));
   results.nightly.forEach((n, i) => note(n.build, `nightly run ${i + 1}`));
   const { commit, uncommitted } = results.source;
   const lines = [
@@ -323,8 +332,9 @@ export function renderReport(results: BenchResults): string {
   return [
     '# Benchmarks',
     '',
+    ...(results.country ? [`**${results.country === 'SE' ? 'Sweden' : 'Norway'} only** (\`--country ${results.country}\`): only this country's sources were loaded and measured; the other country's figures are in its own report (`BENCHMARKS.md` for both, `BENCHMARKS-NO.md` / `BENCHMARKS-SE.md` for one).`, ''] : []),
     `Produced by \`npm run bench\` (\`scripts/bench.sh\` → \`bench/run.ts\`, compiled to \`dist/\`) on ${results.startedAt.slice(0, 10)}, in one run from ${results.startedAt.slice(11, 16)} to ${results.finishedAt.slice(11, 16)} UTC. ` +
-      `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench\` (this run took ${Math.round((Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60000)} minutes; \`npm run bench -- --scale 0.01 --runs 1\` is a proportional run and \`npm run bench -- --parcels 3000 --runs 1\` a one-minute smoke run, both written to \`.data/bench/\` instead).`,
+      `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench${results.country ? ` -- --country ${results.country}` : ''}\` (this run took ${Math.round((Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60000)} minutes; \`npm run bench -- --scale 0.01 --runs 1\` is a proportional run and \`npm run bench -- --parcels 3000 --runs 1\` a one-minute smoke run, both written to \`.data/bench/\` instead).`,
     '',
     '## Targets',
     '',
@@ -361,13 +371,12 @@ export function renderReport(results: BenchResults): string {
     '',
     '| file | zipped | unzipped | rows |',
     '|---|---:|---:|---:|',
-    `| \`${path.basename(results.sample.address.zipPath)}\` | ${size(results.sample.address.zipBytes)} | ${size(results.sample.address.entryBytes)} | ${int(results.sample.addresses)} addresses |`,
-    `| \`${path.basename(results.sample.teig.zipPath)}\` | ${size(results.sample.teig.zipBytes)} | ${size(results.sample.teig.entryBytes)} | ${int(results.sample.parcels)} parcels |`,
-    `| COPY text dump of \`address\` (ceiling input) | – | ${size(results.address.dumpBytes)} | ${int(results.address.publishedRows)} |`,
-    `| COPY text dump of \`parcel\` (ceiling input) | – | ${size(results.cadastre.dumpBytes)} | ${int(results.cadastre.publishedRows)} |`,
+    ...results.compared.flatMap((c) => [
+      `| \`${path.basename(c.input.zipPath)}\` | ${c.input.zipped ? size(c.input.zipBytes) : '– (not zipped)'} | ${size(c.input.entryBytes)} | ${int(c.loads[0]?.rowsRead ?? 0)} ${c.unit} rows |`,
+      `| COPY text dump of \`${c.table}\` (ceiling input) | – | ${size(c.dumpBytes)} | ${int(c.publishedRows)} |`,
+    ]),
     '',
-    ...sourceSection(results.address, results),
-    ...sourceSection(results.cadastre, results),
+    ...results.compared.flatMap((c) => sourceSection(c, results)),
     ...registersSection(results),
     ...nightlySection(results),
     '## How it is measured',
@@ -396,7 +405,7 @@ export function renderSummary(results: BenchResults, reportPath: string): string
     const ogr = 'runs' in source.ogr ? `, ogr2ogr ${secs(spread(source.ogr.runs.map((m) => m.seconds)).median)} s` : '';
     return `  ${source.sourceId.padEnd(12)} ${secs(s.median)} s, ${int(r.median)} rows/s (COPY ceiling ${int(c.median)} rows/s${ogr})`;
   };
-  const out = ['', `nordprop benchmark (${results.runs} run(s) each, medians):`, line(results.address), line(results.cadastre)];
+  const out = ['', `nordprop benchmark (${results.runs} run(s) each, medians):`, ...results.compared.map(line)];
   if (results.nightly.length) out.push(`  nightly unchanged ${secs(spread(results.nightly.map((n) => n.seconds)).median)} s`);
   for (const t of evaluateTargets(results)) out.push(`  [${t.met === null ? ' ? ' : t.met ? 'met' : 'NOT'}] ${t.target}: ${t.measured}`);
   out.push(`report: ${path.relative(process.cwd(), reportPath) || reportPath}`, '');

@@ -4,7 +4,8 @@ import type { MachineInfo } from './machine.js';
 import type { OgrMeasurement } from './ogr2ogr.js';
 import type { PublishBreakdown } from './publish-breakdown.js';
 import type { RegisterLoads } from './register-loads.js';
-import type { BenchSample } from './sample-data.js';
+import type { BenchSample, InputFile } from './sample-data.js';
+import type { Country } from '../sources/source-adapter.js';
 import type { StageLevel } from './stage-breakdown.js';
 import type { MemoryPeak } from './worker-process.js';
 
@@ -27,6 +28,8 @@ export interface LoadRun {
 }
 
 export interface OgrResult {
+  /** What ogr2ogr read: "Teig GML", "address CSV", … */
+  label: string;
   command: string[];
   runs: OgrMeasurement[];
   expectedRows: number;
@@ -39,7 +42,7 @@ export interface SourceResult {
   unit: string;
   /** The published table the ceiling is measured on. */
   table: string;
-  input: BenchSample['address'];
+  input: InputFile;
   loads: LoadRun[];
   ceiling: Record<CeilingShape, CeilingMeasurement[]>;
   /** Size of the COPY text dump of the published table. */
@@ -47,8 +50,8 @@ export interface SourceResult {
   /** Live rows after the last load (in the ceiling's table). */
   publishedRows: number;
   ogr: OgrResult | { skipped: string };
-  /** The adapter's publish() replayed on the published rows, statement by statement (one pass). */
-  publish: PublishBreakdown;
+  /** The adapter's publish() replayed on the published rows, statement by statement (one pass); null where the benchmark has no replay plan for the source. */
+  publish: PublishBreakdown | null;
   /** The stage pipeline's steps run on their own in the benchmark process (one pass). */
   stage: StageLevel[];
 }
@@ -74,8 +77,10 @@ export interface BenchResults {
   /** 1-minute load average sampled every 5 s through the run. */
   loadSamples: number[];
   sample: BenchSample;
-  address: SourceResult;
-  cadastre: SourceResult;
+  /** The country measured, or undefined for both. */
+  country: Country | undefined;
+  /** The loads compared against the raw-COPY ceiling and ogr2ogr: no-address and no-cadastre, or se-cadastre for Sweden alone. */
+  compared: SourceResult[];
   /** Every other register, end to end. */
   registers: RegisterLoads[];
   nightly: NightlyRun[];

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import yauzl from 'yauzl';
 import { ADDRESS_CSV_ENTRY, TEIG_GML_ENTRY, generateSample } from '../sample/generate.js';
 import type { SampleProfileName } from '../sample/profile.js';
@@ -9,9 +10,11 @@ import type { SampleProfileName } from '../sample/profile.js';
  */
 
 export interface InputFile {
+  /** The file read (a zip, or for a GeoPackage the file itself). */
   zipPath: string;
-  /** The data file inside the zip. */
+  /** The data file inside the zip (the file's own name when it is not a zip). */
   entry: string;
+  zipped: boolean;
   zipBytes: number;
   entryBytes: number;
 }
@@ -53,7 +56,13 @@ function entrySize(zipPath: string, name: string): Promise<number> {
 }
 
 async function describe(zipPath: string, entry: string): Promise<InputFile> {
-  return { zipPath, entry, zipBytes: (await stat(zipPath)).size, entryBytes: await entrySize(zipPath, entry) };
+  return { zipPath, entry, zipped: true, zipBytes: (await stat(zipPath)).size, entryBytes: await entrySize(zipPath, entry) };
+}
+
+/** An input read as it is (a GeoPackage is an SQLite file, not zipped). */
+export async function describeFile(filePath: string): Promise<InputFile> {
+  const bytes = (await stat(filePath)).size;
+  return { zipPath: filePath, entry: path.basename(filePath), zipped: false, zipBytes: bytes, entryBytes: bytes };
 }
 
 export async function ensureSample(dir: string, size: { profile: SampleProfileName; scale: number; parcels: number | undefined }, log: (line: string) => void): Promise<BenchSample> {

@@ -69,6 +69,15 @@ export async function addressStageBreakdown(zipPath: string): Promise<StageLevel
   ];
 }
 
+/** Any other source, through its adapter contract alone: reading the file, the adapter's parse, the COPY lines. */
+export async function adapterStageBreakdown(sourceId: string, inputPath: string): Promise<StageLevel[]> {
+  return [
+    await level('read the input (inflate it if zipped)', () => unzipOnly(sourceId, inputPath)),
+    await level("+ decode, normalize and reproject (the adapter's parse)", () => adapterRows(sourceId, inputPath, false)),
+    await level(ENCODE, () => adapterRows(sourceId, inputPath, true)),
+  ];
+}
+
 export async function teigStageBreakdown(zipPath: string): Promise<StageLevel[]> {
   return [
     await level('unzip (inflate the GML entry)', () => unzipOnly('no-cadastre', zipPath)),

@@ -23,7 +23,7 @@ import { relinkAfterCadastre } from './covering-property.js';
  */
 
 const SWEREF99_TM = 3006;
-const LAYER = 'registerenhetsomradesyta';
+export const CADASTRE_LAYER = 'registerenhetsomradesyta';
 const COLUMNS = ['objektidentitet', 'registerenhetsreferens', 'objekttyp', 'senastandrad', 'kommunkod', 'kommunnamn', 'trakt', 'block', 'enhet', 'omradesnummer', 'etikett'];
 const toWgs84 = transformTo(SWEREF99_TM);
 
@@ -222,7 +222,7 @@ export const seCadastre: SourceAdapter = {
     { name: 'source_updated_at', type: 'timestamptz' },
   ],
   keyColumns: ['parcel_id'],
-  parse: (input, context) => readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS }, areaRecord),
+  parse: (input, context) => readGeoPackageLayer(input, context, { layer: CADASTRE_LAYER, srid: SWEREF99_TM, columns: COLUMNS }, areaRecord),
   repairStaged: repairCadastre,
   countLive: (client, scope) => countLiveRows(client, 'parcel', scope),
   publish: publishCadastre,
