@@ -106,8 +106,3 @@ export async function ledgerEntry(pool: pg.Pool, runId: string, sourceId: string
     error: row.error,
   };
 }
-
-export async function countRows(pool: pg.Pool, table: string): Promise<number> {
-  const result = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
-  return Number(result.rows[0].n);
-}

@@ -6,13 +6,13 @@
 import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { sourceState } from './build-stamp.js';
 import { dumpTable, measureCopy, type CeilingShape } from './copy-ceiling.js';
-import { countRows, dropBenchDatabase, recreateDatabase, resetSource } from './database.js';
+import { dropBenchDatabase, recreateDatabase, resetSource } from './database.js';
 import { monitorLoad } from './load-monitor.js';
 import { loadAverage, machineInfo } from './machine.js';
-import Database from 'better-sqlite3';
 import { addressLoad, dropOgrTable, measureOgr, seCadastreLoad, teigLoad, type OgrLoad } from './ogr2ogr.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { canReplayPublish, type PublishBreakdown } from './publish-breakdown.js';
