@@ -24,6 +24,7 @@ import { COORDINATE_SQL } from '../api/store/coordinates.js';
 import { PROPERTY_SQL } from '../api/store/property.js';
 import { countryStatement } from '../api/store/country-statement.js';
 import { createClient } from '../api/auth/clients.js';
+import { replaceSection } from './report-section.js';
 
 const run = promisify(execFile);
 const log = (line: string) => process.stderr.write(`[api-bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -191,8 +192,8 @@ async function main(): Promise<void> {
     await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
     await writeFile(path.join(PROJECT_ROOT, '.data/bench/api-load.md'), report);
     process.stdout.write(report);
-    if (options.report) await replaceSection(path.resolve(options.report), report);
-    else if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), report);
+    if (options.report) await replaceSection(path.resolve(options.report), 'api-benchmark', report);
+    else if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), 'api-benchmark', report);
   } finally {
     api.kill('SIGTERM');
     await pool.query(`DROP TABLE IF EXISTS api_bench_point; DROP TABLE IF EXISTS api_bench_property; DELETE FROM api_client WHERE client_id = $1`, [client.clientId]).catch(() => undefined);
@@ -239,10 +240,5 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
   ].join('\n');
 }
 
-async function replaceSection(file: string, section: string): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  const pattern = /<!-- api-benchmark:start -->[\s\S]*<!-- api-benchmark:end -->\n?/;
-  await writeFile(file, pattern.test(text) ? text.replace(pattern, section) : `${text.trimEnd()}\n\n${section}`);
-}
 
 await main();

@@ -10,7 +10,6 @@
  * It adds (or replaces) its section in the report; without `--report` it prints it.
  */
 import os from 'node:os';
-import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SourceRunSummary } from '../activities/types.js';
@@ -19,6 +18,7 @@ import { closePools, getPool } from '../lib/db.js';
 import { selectDatasets } from '../derive/registry.js';
 import type { Country } from '../sources/source-adapter.js';
 import { spread, timed, type Spread } from './stats.js';
+import { replaceSection } from './report-section.js';
 
 const log = (line: string) => process.stderr.write(`[derive-bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const unchangedNight = await skippedNight();
   log(`a night on unchanged inputs: ${unchangedNight.toFixed(1)} s, every dataset skipped`);
   const section = render(results, sizes, runs, unchangedNight);
-  if (options.report) await replaceSection(path.resolve(options.report), section);
+  if (options.report) await replaceSection(path.resolve(options.report), 'derive-benchmark', section);
   process.stdout.write(section);
   await closePools();
 }
@@ -135,10 +135,5 @@ function render(results: DatasetResult[], sizes: { country: string; parcels: num
   ].join('\n');
 }
 
-async function replaceSection(file: string, section: string): Promise<void> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const pattern = /<!-- derive-benchmark:start -->[\s\S]*<!-- derive-benchmark:end -->\n?/;
-  await writeFile(file, pattern.test(text) ? text.replace(pattern, section) : `${text.trimEnd()}\n\n${section}`);
-}
 
 await main();

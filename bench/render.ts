@@ -1,10 +1,12 @@
 /**
  * Re-renders a report from the results a benchmark run saved, without measuring again:
  *   node dist/bench/render.js .data/bench/results-300000.json BENCHMARKS.md
+ * (a national one-country run also updates its section of BENCHMARKS.md, as the run does).
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { renderReport, renderSummary } from './report.js';
+import { readFile } from 'node:fs/promises';
+import { renderSummary } from './report.js';
 import type { BenchResults } from './results.js';
+import { writeReport } from './write-report.js';
 
 const [input, output] = process.argv.slice(2);
 if (!input || !output) {
@@ -12,5 +14,5 @@ if (!input || !output) {
   process.exit(2);
 }
 const results = JSON.parse(await readFile(input, 'utf8')) as BenchResults;
-await writeFile(output, renderReport(results));
+await writeReport(results, output);
 process.stdout.write(renderSummary(results, output));

@@ -5,7 +5,7 @@ import type { BenchResults, LoadRun, SourceResult } from './results.js';
 import { rate, spread, type Spread } from './stats.js';
 import { findings } from './findings.js';
 import { describeStatement } from './publish-breakdown.js';
-import { evaluateTargets, footprint, workerPeaks } from './targets.js';
+import { WORKER_MEMORY_LIMIT_BYTES, evaluateTargets, footprint, workerPeaks } from './targets.js';
 import type { MemoryPeak } from './worker-process.js';
 import { describeSampleSize, type BenchSample } from './sample-data.js';
 
@@ -202,35 +202,44 @@ function sourceSection(source: SourceResult, results: BenchResults): string[] {
   return out;
 }
 
+const SOURCE_TABLE_HEAD = ['| source | country | input | rows read | staged | rejected | seconds, median (min–max) | rows/s | worker peak |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+
+function sourceRow(sourceId: string, country: string, inputBytes: number, loads: LoadRun[]): string {
+  const seconds = spread(loads.map((l) => l.seconds));
+  const rates = spread(loads.map((l) => rate(l.rowsStaged, l.seconds)));
+  const peak = spread(loads.map((l) => footprint(l.memory)));
+  const first = loads[0];
+  return `| \`${sourceId}\` | ${country} | ${size(inputBytes)} | ${int(first.rowsRead)} | ${int(first.rowsStaged)} | ${int(first.rowsRejected)} | ${secs(seconds.median)}${range(seconds, secs)} | ${int(rates.median)} | ${mib(peak.max)} |`;
+}
+
 function registersSection(results: BenchResults): string[] {
   if (!results.registers.length) return [];
-  const rows = results.registers.map((r) => {
-    const seconds = spread(r.loads.map((l) => l.seconds));
-    const rates = spread(r.loads.map((l) => rate(l.rowsStaged, l.seconds)));
-    const peak = spread(r.loads.map((l) => footprint(l.memory)));
-    const first = r.loads[0];
-    return `| \`${r.sourceId}\` | ${r.country} | ${size(r.inputBytes)} | ${int(first.rowsRead)} | ${int(first.rowsStaged)} | ${int(first.rowsRejected)} | ${secs(seconds.median)}${range(seconds, secs)} | ${int(rates.median)} | ${mib(peak.max)} |`;
-  });
   return [
     '## Every other register, end to end',
     '',
     `Each source's sample file backfilled through a fresh worker (download → stage → validate → publish), ${results.runs} run(s) each, the source's rows of its country deleted before each run so every run is a first load. Rows are the records the parser read (one per building, company, certificate, …); rows/s are staged rows over the end-to-end wall-clock time; memory is the worker's peak (max over runs).`,
     '',
-    '| source | country | input | rows read | staged | rejected | seconds, median (min–max) | rows/s | worker peak |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows,
+    ...SOURCE_TABLE_HEAD,
+    ...results.registers.map((r) => sourceRow(r.sourceId, r.country, r.inputBytes, r.loads)),
     '',
   ];
 }
 
+/** The nightly run on unchanged inputs against a full load: every source's end-to-end median, one after the other. */
+function nightlyFigures(results: BenchResults) {
+  const medianSeconds = (loads: LoadRun[]) => spread(loads.map((l) => l.seconds)).median;
+  return {
+    nightly: spread(results.nightly.map((n) => n.seconds)),
+    fullLoad: results.compared.reduce((sum, c) => sum + medianSeconds(c.loads), 0) + results.registers.reduce((sum, r) => sum + medianSeconds(r.loads), 0),
+    sources: results.nightly[0] ? Object.keys(results.nightly[0].outcomes).length : 0,
+    outcomes: [...new Set(results.nightly.flatMap((n) => Object.entries(n.outcomes).map(([s, o]) => `${s}: ${o}`)))].join(', '),
+  };
+}
+
 function nightlySection(results: BenchResults): string[] {
   if (!results.nightly.length) return [];
-  const nightly = spread(results.nightly.map((n) => n.seconds));
-  const medianSeconds = (loads: LoadRun[]) => spread(loads.map((l) => l.seconds)).median;
-  const fullLoad = results.compared.reduce((sum, c) => sum + medianSeconds(c.loads), 0) + results.registers.reduce((sum, r) => sum + medianSeconds(r.loads), 0);
-  const outcomes = [...new Set(results.nightly.flatMap((n) => Object.entries(n.outcomes).map(([s, o]) => `${s}: ${o}`)))].join(', ');
+  const { nightly, fullLoad, sources, outcomes } = nightlyFigures(results);
   const download = spread(results.nightly.map((n) => Math.max(...Object.values(n.phasesMs).map((p) => p.download ?? 0)) / 1000));
-  const sources = results.nightly[0] ? Object.keys(results.nightly[0].outcomes).length : 0;
   return [
     '## Nightly refresh on unchanged inputs',
     '',
@@ -244,6 +253,40 @@ function nightlySection(results: BenchResults): string[] {
     `Outcomes: ${outcomes}. Hashing the largest input (download phase) took ${secs(download.median)} s (median). ${memoryLine(results.nightly)}`,
     '',
   ];
+}
+
+const COUNTRY_NAME: Record<string, string> = { NO: 'Norway', SE: 'Sweden' };
+const COUNTRY_ADJECTIVE: Record<string, string> = { NO: 'Norwegian', SE: 'Swedish' };
+
+/**
+ * What a one-country run puts into BENCHMARKS.md: every source of the country end to end and
+ * the nightly run on unchanged inputs, pointing to the run's full report for the rest.
+ */
+export function renderCountrySection(results: BenchResults, reportName: string): string {
+  const country = results.country ?? '';
+  const marker = `national-${country}`;
+  const { nightly, fullLoad, outcomes } = nightlyFigures(results);
+  const peaks = spread(workerPeaks(results));
+  const load = results.loadSamples.length ? `; 1-minute load average during the run median ${spread(results.loadSamples).median.toFixed(1)}, max ${spread(results.loadSamples).max.toFixed(1)} on ${results.machine.cores} cores` : '';
+  return [
+    `<!-- ${marker}:start -->`,
+    `## ${COUNTRY_NAME[country] ?? country}: every source end to end, ${describeSampleSize(results.sample)}`,
+    '',
+    `Made by \`npm run bench -- --country ${country}\` on ${results.startedAt.slice(0, 10)}, ${results.startedAt.slice(11, 16)}–${results.finishedAt.slice(11, 16)} UTC, commit \`${results.source.commit}\`, ${results.runs} run(s) of each load${load}. ` +
+      `Each source backfilled from its sample file through a fresh worker, every run a first load; rows/s are staged rows over the end-to-end time; worker peak is the largest footprint of the worker process tree. ` +
+      `The full report, with the raw-COPY ceiling, ogr2ogr and the phase breakdowns: [${reportName}](${reportName}).`,
+    '',
+    ...SOURCE_TABLE_HEAD,
+    ...results.compared.map((c) => sourceRow(c.sourceId, country, c.input.zipBytes, c.loads)),
+    ...results.registers.map((r) => sourceRow(r.sourceId, r.country, r.inputBytes, r.loads)),
+    '',
+    results.nightly.length
+      ? `Nightly refresh of the ${COUNTRY_ADJECTIVE[country] ?? country} sources on unchanged inputs: ${secs(nightly.median)} s against ${secs(fullLoad)} s for the full load (${pct(nightly.median / fullLoad)}); outcomes ${outcomes}.`
+      : 'The nightly refresh on unchanged inputs was not measured.',
+    `Worker peak memory over all ${peaks.values.length} measured worker runs: median ${mib(peaks.median)}, max ${mib(peaks.max)} (target under 1 GiB: ${verdict(peaks.max < WORKER_MEMORY_LIMIT_BYTES)}).`,
+    `<!-- ${marker}:end -->`,
+    '',
+  ].join('\n');
 }
 
 function perRunAppendix(results: BenchResults): string[] {

@@ -20,7 +20,8 @@ import { snapshotBuild, type BuildSnapshot } from './snapshot.js';
 import type { StageLevel } from './stage-breakdown.js';
 import { connectPipelineClient, runBackfill, runNightly, type PipelineClient, type PipelineRun } from './pipeline-run.js';
 import { measureRegisterLoads } from './register-loads.js';
-import { renderReport, renderSummary } from './report.js';
+import { renderSummary } from './report.js';
+import { writeReport } from './write-report.js';
 import { SOURCES } from '../sources/registry.js';
 import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
 import { describeFile, describeSampleSize, ensureSample, type BenchSample, type InputFile } from './sample-data.js';
@@ -304,7 +305,7 @@ async function main(): Promise<void> {
       nightly,
     };
     await writeFile(path.join(options.workDir, `results-${options.sizeLabel}.json`), `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile(options.out, renderReport(results));
+    await writeReport(results, options.out);
     if (!options.skipDerive) {
       log('== derived datasets on the loaded store (bench/derive.ts), section added to the report');
       await runDeriveBench(ctx.snapshot.dist, databaseUrl, options.out, options.runs, options.country);

@@ -19,7 +19,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,7 @@ import { WebhookPoster } from '../events/post-webhook.js';
 import { signatureHeader } from '../events/signature.js';
 import { spread, type Spread } from './stats.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks-receiver.js';
+import { replaceSection } from './report-section.js';
 
 const log = (line: string) => process.stderr.write(`[webhooks-bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -339,11 +340,6 @@ function render(m: { triggers: TriggerCost[]; latency: Latency; throughput: Thro
   ].join('\n');
 }
 
-async function replaceSection(file: string, section: string): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  const pattern = /<!-- webhooks-benchmark:start -->[\s\S]*<!-- webhooks-benchmark:end -->\n?/;
-  await writeFile(file, pattern.test(text) ? text.replace(pattern, section) : `${text.trimEnd()}\n\n${section}`);
-}
 
 async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
@@ -395,8 +391,8 @@ async function main(): Promise<void> {
     await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
     await writeFile(path.join(PROJECT_ROOT, '.data/bench/webhooks.md'), report);
     process.stdout.write(report);
-    if (options.report) await replaceSection(path.resolve(options.report), report);
-    else if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), report);
+    if (options.report) await replaceSection(path.resolve(options.report), 'webhooks-benchmark', report);
+    else if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), 'webhooks-benchmark', report);
   } finally {
     await cleanUp(pool).catch((error) => log(`clean-up failed: ${(error as Error).message}`));
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
