@@ -7,7 +7,7 @@ import type { SampleProfileName } from './profile.js';
 export const MANIFEST_NAME = 'sample-manifest.json';
 export const GENERATOR_NAME = 'nordprop-sample';
 /** Bump when the output for a given seed and size changes. */
-export const GENERATOR_VERSION = 4;
+export const GENERATOR_VERSION = 5;
 
 export interface SampleManifest {
   generator: typeof GENERATOR_NAME;

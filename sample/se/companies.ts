@@ -67,9 +67,15 @@ function luhnDigit(digits: string): number {
   return (10 - (sum % 10)) % 10;
 }
 
-/** A unique organisationsnummer per company number `n` (`55` + seven digits + check digit; `56`, `57`… past ten million). */
-const orgNumber = (n: number) => {
-  const body = String(550_000_000 + n);
+/**
+ * A unique organisationsnummer per company number `n`: an aktiebolag's `5`, third and fourth
+ * digits of 20 or more as in every organisationsnummer (which keeps them apart from personnummer,
+ * whose third and fourth digits are a month: SCB's file and the register key on the ten digits
+ * alone), five serial digits and the check digit.
+ */
+export const organisationsnummer = (n: number) => {
+  const block = Math.floor(n / 100_000);
+  const body = `${55 + Math.floor(block / 80)}${20 + (block % 80)}${String(n % 100_000).padStart(5, '0')}`;
   return `${body}${luhnDigit(body)}`;
 };
 /** A unique personnummer per `n`: a birth date counted from 1950 and a three-digit serial. */
@@ -138,7 +144,7 @@ export function sampleSwedishCompaniesOf(property: SeSampleProperty, seed: strin
     const ending = pick(rng, NAME_ENDINGS);
     const person = `${pick(rng, FIRST_NAMES)} ${pick(rng, SURNAMES)}`;
     const name = soleTrader ? `${person.split(' ')[0]}s ${ending}` : `${pick(rng, NAME_WORDS)}${ending.toLocaleLowerCase('sv-SE')} AB`;
-    const identity = soleTrader ? personNumber(n) : orgNumber(n);
+    const identity = soleTrader ? personNumber(n) : organisationsnummer(n);
     return {
       orgId: soleTrader ? `${identity}-1` : identity,
       identity,

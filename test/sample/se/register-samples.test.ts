@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planSample } from '../../../sample/plan.js';
 import { SE_REGISTER_SAMPLE_FILES } from '../../../sample/se/register-samples.js';
-import { sampleSwedishCompaniesOf } from '../../../sample/se/companies.js';
+import { organisationsnummer, sampleSwedishCompaniesOf } from '../../../sample/se/companies.js';
 import { sampleDeclarationOf } from '../../../sample/se/energy-declarations.js';
 import { sampleSalesOf } from '../../../sample/se/property-sales.js';
 import { sampleSwedishProperties } from '../../../sample/se/properties.js';
@@ -63,6 +63,18 @@ describe('Swedish register samples', () => {
     expect(truth.some((c) => c.registerStreet !== c.street.toLocaleUpperCase('sv-SE'))).toBe(true);
     const addressIds = new Set(properties().flatMap((p) => p.addresses.map((a) => a.objektidentitet)));
     expect(truth.every((c) => addressIds.has(c.addressId))).toBe(true);
+  });
+
+  it('organisation numbers are unique and never a personnummer (third and fourth digits 20 or more)', () => {
+    // Blocks of 100,000 and their boundaries, up to the company numbers of a national sample.
+    const numbers = [0, 99_999, 100_000, 101_304, 1_826_304, 7_999_999, 8_000_000, 26_399_999];
+    for (let n = 0; n < 30_000_000; n += 99_991) numbers.push(n);
+    const issued = numbers.map(organisationsnummer);
+    expect(new Set(issued).size).toBe(new Set(numbers).size);
+    for (const number of issued) {
+      expect(number).toMatch(/^\d{10}$/);
+      expect(Number(number.slice(2, 4))).toBeGreaterThanOrEqual(20);
+    }
   });
 
   it('sales are of real sample properties, with the code tables they use', async () => {
