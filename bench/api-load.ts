@@ -240,5 +240,4 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
   ].join('\n');
 }
 
-
 await main();

@@ -18,6 +18,7 @@ import { closePools, getPool } from '../lib/db.js';
 import { selectDatasets } from '../derive/registry.js';
 import type { Country } from '../sources/source-adapter.js';
 import { spread, timed, type Spread } from './stats.js';
+import { countryOption } from './options.js';
 import { replaceSection } from './report-section.js';
 
 const log = (line: string) => process.stderr.write(`[derive-bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -47,8 +48,8 @@ interface DatasetResult {
   rerunChanges: number;
 }
 
-if (options.country !== undefined && options.country !== 'NO' && options.country !== 'SE') throw new Error(`--country must be NO or SE, got "${options.country}"`);
-const COUNTRIES: Country[] = options.country ? [options.country as Country] : ['NO', 'SE'];
+const onlyCountry = countryOption(options.country);
+const COUNTRIES: Country[] = onlyCountry ? [onlyCountry] : ['NO', 'SE'];
 
 async function derive(datasetId: string, country: Country, label: string): Promise<{ seconds: number; summary: SourceRunSummary }> {
   const runId = `bench-${label}-${Date.now().toString(36)}`;
@@ -134,6 +135,5 @@ function render(results: DatasetResult[], sizes: { country: string; parcels: num
     '',
   ].join('\n');
 }
-
 
 await main();

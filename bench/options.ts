@@ -59,6 +59,13 @@ const USAGE = `usage: npm run bench -- [--scale S | --parcels N] [--runs N] [--o
   --skip-webhooks  do not measure change events and webhook delivery on the loaded store
   --keep-database  leave the loaded store (database nordprop_bench) in place at the end`;
 
+/** A `--country` value: NO, SE or absent (both); anything else is the user's to fix. */
+export function countryOption(text: string | undefined, usage = ''): Country | undefined {
+  if (text === undefined) return undefined;
+  if (text !== 'NO' && text !== 'SE') throw new Error(`--country must be NO or SE, got "${text}"${usage ? `\n${usage}` : ''}`);
+  return text;
+}
+
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
@@ -92,8 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const parcels = values.parcels === undefined ? undefined : positiveInt('parcels', values.parcels, 0);
   const scale = values.scale === undefined ? 1 : Number(values.scale);
   if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new Error(`--scale must be a number in (0, 1], got "${values.scale}"\n${USAGE}`);
-  if (values.country !== undefined && values.country !== 'NO' && values.country !== 'SE') throw new Error(`--country must be NO or SE, got "${values.country}"\n${USAGE}`);
-  const country = values.country as Country | undefined;
+  const country = countryOption(values.country, USAGE);
   const profile: SampleProfileName = parcels === undefined ? 'national' : 'parcels';
   const runs = positiveInt('runs', values.runs, 3);
   const workDir = path.join(PROJECT_ROOT, '.data/bench');

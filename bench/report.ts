@@ -375,7 +375,7 @@ export function renderReport(results: BenchResults): string {
   return [
     '# Benchmarks',
     '',
-    ...(results.country ? [`**${results.country === 'SE' ? 'Sweden' : 'Norway'} only** (\`--country ${results.country}\`): only this country's sources were loaded and measured; the other country's figures are in its own report (\`BENCHMARKS.md\` for both, \`BENCHMARKS-NO.md\` / \`BENCHMARKS-SE.md\` for one).`, ''] : []),
+    ...(results.country ? [`**${COUNTRY_NAME[results.country]} only** (\`--country ${results.country}\`): only this country's sources were loaded and measured; the other country's figures are in its own report (\`BENCHMARKS.md\` for both, \`BENCHMARKS-NO.md\` / \`BENCHMARKS-SE.md\` for one).`, ''] : []),
     `Produced by \`npm run bench\` (\`scripts/bench.sh\` → \`bench/run.ts\`, compiled to \`dist/\`) on ${results.startedAt.slice(0, 10)}, in one run from ${results.startedAt.slice(11, 16)} to ${results.finishedAt.slice(11, 16)} UTC. ` +
       `Every figure below was measured in that run, side by side on the same machine; each measurement was repeated ${results.runs}× and the median is shown with the min–max range. Regenerate with \`npm run bench${results.country ? ` -- --country ${results.country}` : ''}\` (this run took ${Math.round((Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60000)} minutes; \`npm run bench -- --scale 0.01 --runs 1\` is a proportional run and \`npm run bench -- --parcels 3000 --runs 1\` a one-minute smoke run, both written to \`.data/bench/\` instead).`,
     '',

@@ -340,7 +340,6 @@ function render(m: { triggers: TriggerCost[]; latency: Latency; throughput: Thro
   ].join('\n');
 }
 
-
 async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-webhooks-bench-'));
