@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../lib/config.js';
+import { SESSION_OPTIONS } from '../lib/db.js';
 import { COORDINATE_SQL } from '../api/store/coordinates.js';
 import { PROPERTY_SQL } from '../api/store/property.js';
 import { countryStatement } from '../api/store/country-statement.js';
@@ -116,7 +117,11 @@ async function pgbench(script: string, connections: number): Promise<Measurement
   try {
     const file = path.join(dir, 'script.sql');
     await writeFile(file, script);
-    const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(duration), '-f', file, '-l', '--log-prefix', path.join(dir, 'tx'), databaseUrl], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(duration), '-f', file, '-l', '--log-prefix', path.join(dir, 'tx'), databaseUrl], {
+      maxBuffer: 64 * 1024 * 1024,
+      // The API's session settings: the same SQL, planned the way the API's sessions plan it.
+      env: { ...process.env, PGOPTIONS: SESSION_OPTIONS.api ?? '' },
+    });
     const tps = Number(/tps = ([0-9.]+)/.exec(stdout)?.[1]);
     const latencies: number[] = [];
     for (const name of (await readdir(dir)).filter((n) => n.startsWith('tx'))) {
@@ -222,7 +227,7 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
     '',
     `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; ${duration} s per measurement, ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start (anything well above 0 means other work shared the machine).`,
     'The API does per request: the token (cached in the process) and one statement that counts the call (rate window and day) and reads the answer; the load generator is wrk, cycling through real address points and properties.',
-    'pgbench runs the same read SQL, without the count, with prepared statements (plus a primary-key read of the random point or property per transaction).',
+    'pgbench runs the same read SQL, without the count, with prepared statements and the API\'s session settings (no parallel workers, no JIT; lib/db.ts), plus a primary-key read of the random point or property per transaction.',
     'Each is measured at a few concurrency levels: with 32 connections on 2 cores every request queues behind the others, and even the bare query cannot answer within 10 ms; the lower level is the latency a client sees on a machine that is not saturated.',
     '',
     '| connections | what | requests/s | p50 ms | p99 ms | errors |',

@@ -7,7 +7,7 @@ export async function lookupCommand(options: { lat: string; lon: string; country
   const lon = Number(options.lon);
   let result;
   try {
-    result = await lookupCoordinate(getPool(), options.country.toUpperCase(), lat, lon);
+    result = await lookupCoordinate(getPool(undefined, 'api'), options.country.toUpperCase(), lat, lon);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     console.error(error.message);

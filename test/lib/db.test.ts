@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePools, getPool } from '../../lib/db.js';
+import { createTestDatabase } from '../support/database.js';
+
+describe('getPool', () => {
+  let url: string;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ url, drop } = await createTestDatabase());
+  });
+  afterAll(async () => {
+    await closePools();
+    await drop();
+  });
+
+  const settings = async (use: 'pipeline' | 'api') =>
+    (await getPool(url, use).query(`SELECT current_setting('max_parallel_workers_per_gather') AS parallel, current_setting('jit') AS jit, application_name
+                                    FROM pg_stat_activity WHERE pid = pg_backend_pid()`)).rows[0];
+
+  it('gives the API sessions that never plan parallel workers or JIT', async () => {
+    expect(await settings('api')).toEqual({ parallel: '0', jit: 'off', application_name: 'nordprop-api' });
+  });
+
+  it('leaves the pipeline sessions with the server defaults', async () => {
+    const defaults = (await getPool(url).query(`SELECT boot_val FROM pg_settings WHERE name = 'max_parallel_workers_per_gather'`)).rows[0].boot_val;
+    expect(await settings('pipeline')).toMatchObject({ parallel: defaults, application_name: 'nordprop' });
+  });
+
+  it('keeps one pool per use', () => {
+    expect(getPool(url, 'api')).toBe(getPool(url, 'api'));
+    expect(getPool(url, 'api')).not.toBe(getPool(url));
+  });
+});
