@@ -1,6 +1,7 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
-import { ApiProblem } from '../problem.js';
+import { ApiProblem, problemDocument } from '../problem.js';
 import { sendProblem } from '../error-handler.js';
 import type { CallCount, CountRequest } from '../limits/call-counter.js';
 import '../request-types.js';
@@ -10,9 +11,16 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i;
 /**
  * Every request: resolve the bearer token (when the route needs one), count the call in the
  * short window and the client's day, set the RateLimit headers, then answer 429 / 401 / 403
- * before any handler runs.
+ * before any handler's answer leaves.
+ *
+ * Counting is a round trip to the store. A read of a register (a GET needing a scope the token
+ * holds) changes nothing, so its handler runs while the count is in flight and the count is
+ * checked before the answer is sent (onSend): a request over its limit still gets only the 429,
+ * and each request waits for one round trip instead of two. Anything that writes, answers about
+ * the count itself (/auth/me) or has no valid token is counted first, as before.
  */
 export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
+  const throttled = new ThrottledSubjects();
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config?.access ?? 'public';
     let authFailure: string | undefined;
@@ -25,25 +33,80 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
       }
     }
     const caller = request.caller;
-    const count = await ctx.calls.count(
-      caller
-        ? { subject: `client:${caller.clientId}`, burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit } }
-        : anonymous(ctx, request),
-    );
-    setRateLimitHeaders(reply, count);
-    if (count.burstExceeded) {
-      throw new ApiProblem(429, 'RATE_LIMITED', `more than ${count.limit} requests in the current window; retry in ${count.resetS} s`, { 'Retry-After': String(count.resetS) });
+    const countRequest: CountRequest = caller
+      ? { subject: `client:${caller.clientId}`, burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit } }
+      : anonymous(ctx, request);
+    const counting = ctx.calls.count(countRequest);
+    const scoped = access !== 'public' && access !== 'token';
+    if (scoped && request.method === 'GET' && caller?.scopes.includes(access) && !throttled.holds(countRequest.subject)) {
+      counting.catch(() => undefined); // awaited in onSend; this only keeps an early failure from being "unhandled"
+      pendingCounts.set(request, { subject: countRequest.subject, counting });
+      return;
     }
-    if (count.dailyExceeded) {
-      throw new ApiProblem(429, 'DAILY_LIMIT_EXCEEDED', `the daily call limit of ${count.dailyCallLimit} is reached; it resets at 00:00 UTC`, { 'Retry-After': String(count.dailyResetS) });
+    const count = await counting;
+    setRateLimitHeaders(reply, count);
+    const overLimit = limitProblem(count);
+    if (overLimit) {
+      throttled.until(countRequest.subject, Number(overLimit.headers['Retry-After']));
+      throw overLimit;
     }
     if (authFailure) {
       throw new ApiProblem(401, 'UNAUTHORIZED', authFailure, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
     }
-    if (access !== 'public' && access !== 'token' && !caller!.scopes.includes(access)) {
+    if (scoped && !caller!.scopes.includes(access)) {
       throw new ApiProblem(403, 'INSUFFICIENT_SCOPE', `this operation needs scope ${access}`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${access}"` });
     }
   });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const pending = pendingCounts.get(request);
+    if (!pending) return payload;
+    pendingCounts.delete(request);
+    const count = await pending.counting;
+    setRateLimitHeaders(reply, count);
+    const overLimit = limitProblem(count);
+    if (!overLimit) return payload;
+    throttled.until(pending.subject, Number(overLimit.headers['Retry-After']));
+    // The answer read meanwhile is dropped: the client sees the 429 it would have seen first.
+    if (payload instanceof Readable) payload.destroy();
+    for (const [name, value] of Object.entries(overLimit.headers)) reply.header(name, value);
+    reply.code(overLimit.status).type('application/problem+json').removeHeader('content-length');
+    return JSON.stringify(problemDocument(ctx.baseUrl, overLimit, request));
+  });
+}
+
+/** Counts of reads answered while they were in flight (a WeakMap: nothing to clean after an aborted request). */
+const pendingCounts = new WeakMap<FastifyRequest, { subject: string; counting: Promise<CallCount> }>();
+
+/**
+ * Subjects this process last saw over a limit, until it resets. Their reads are counted first
+ * again, so a client hammering past its limit costs counts only, not the reads it will not get.
+ */
+class ThrottledSubjects {
+  private readonly resets = new Map<string, number>();
+
+  until(subject: string, seconds: number): void {
+    this.resets.set(subject, Date.now() + seconds * 1000);
+  }
+
+  holds(subject: string): boolean {
+    const reset = this.resets.get(subject);
+    if (reset === undefined) return false;
+    if (reset > Date.now()) return true;
+    this.resets.delete(subject);
+    return false;
+  }
+}
+
+/** The 429 a count calls for, if any: the short window first, then the day. */
+function limitProblem(count: CallCount): ApiProblem | undefined {
+  if (count.burstExceeded) {
+    return new ApiProblem(429, 'RATE_LIMITED', `more than ${count.limit} requests in the current window; retry in ${count.resetS} s`, { 'Retry-After': String(count.resetS) });
+  }
+  if (count.dailyExceeded) {
+    return new ApiProblem(429, 'DAILY_LIMIT_EXCEEDED', `the daily call limit of ${count.dailyCallLimit} is reached; it resets at 00:00 UTC`, { 'Retry-After': String(count.dailyResetS) });
+  }
+  return undefined;
 }
 
 const anonymous = (ctx: ApiContext, request: FastifyRequest): CountRequest => ({ subject: `ip:${request.ip}`, burst: ctx.anonymousBurst });
