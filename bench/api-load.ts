@@ -4,7 +4,7 @@
  * side by side with a bare pgbench of the same SQL (the ceiling).
  * Reads an already loaded store (the demo's, or `npm run bench`'s national-size one):
  *
- *   npm run build && node dist/bench/api-load.js --database-url postgres://…/nordprop_bench [--duration 20] [--connections 4,32]
+ *   npm run build && node dist/bench/api-load.js --database-url postgres://…/nordprop_bench [--duration 20] [--warmup 5] [--runs 3] [--connections 4,32]
  *
  * It starts its own API process (stopped at the end), writes `.data/bench/api-load.md`, and with
  * `--write-benchmarks` replaces the API section of BENCHMARKS.md.
@@ -26,6 +26,7 @@ import { PROPERTY_SQL } from '../api/store/property.js';
 import { countryStatement } from '../api/store/country-statement.js';
 import { createClient } from '../api/auth/clients.js';
 import { replaceSection } from './report-section.js';
+import { spread } from './stats.js';
 
 const run = promisify(execFile);
 const log = (line: string) => process.stderr.write(`[api-bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -41,6 +42,10 @@ const { values: options } = parseArgs({
   options: {
     'database-url': { type: 'string', default: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/nordprop' },
     duration: { type: 'string', default: '20' },
+    /** Seconds of the same load before each measurement, not counted: pooled connections open, statements prepared, pages cached. */
+    warmup: { type: 'string', default: '5' },
+    /** Measurements of each figure; the report shows their median. */
+    runs: { type: 'string', default: '3' },
     /** Concurrency levels, each measured for both endpoints and both ceilings. */
     connections: { type: 'string', default: '4,32' },
     points: { type: 'string', default: '10000' },
@@ -51,6 +56,9 @@ const { values: options } = parseArgs({
 });
 const databaseUrl = options['database-url']!;
 const duration = Number(options.duration);
+const warmup = Number(options.warmup);
+const runs = Number(options.runs);
+if (!(duration > 0) || !(warmup >= 0) || !Number.isInteger(runs) || runs < 1) throw new Error('--duration must be positive, --warmup at least 0 and --runs a whole number of at least 1');
 const connectionLevels = options.connections!.split(',').map(Number);
 if (connectionLevels.some((c) => !Number.isInteger(c) || c < 1)) throw new Error(`--connections must be whole numbers, got "${options.connections}"`);
 
@@ -92,14 +100,14 @@ async function startApi(port: number): Promise<ChildProcess> {
 }
 
 /** wrk on the paths in turn (bench/wrk-paths.lua), its figures read from the JSON line the script prints. */
-async function loadGenerator(baseUrl: string, token: string, paths: string[], connections: number): Promise<Measurement> {
+async function loadGenerator(baseUrl: string, token: string, paths: string[], connections: number, seconds: number): Promise<Measurement> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-wrk-'));
   try {
     const pathsFile = path.join(dir, 'paths.txt');
     await writeFile(pathsFile, `${paths.join('\n')}\n`);
     const { stdout } = await run(
       'wrk',
-      ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${duration}s`, '-H', `Authorization: Bearer ${token}`, '-s', path.join(PROJECT_ROOT, 'bench/wrk-paths.lua'), baseUrl],
+      ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${seconds}s`, '-H', `Authorization: Bearer ${token}`, '-s', path.join(PROJECT_ROOT, 'bench/wrk-paths.lua'), baseUrl],
       { env: { ...process.env, NORDPROP_BENCH_PATHS: pathsFile }, maxBuffer: 16 * 1024 * 1024 },
     );
     const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
@@ -112,12 +120,12 @@ async function loadGenerator(baseUrl: string, token: string, paths: string[], co
 }
 
 /** pgbench of one statement, with per-transaction latencies logged for the percentiles. */
-async function pgbench(script: string, connections: number): Promise<Measurement> {
+async function pgbench(script: string, connections: number, seconds: number): Promise<Measurement> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-pgbench-'));
   try {
     const file = path.join(dir, 'script.sql');
     await writeFile(file, script);
-    const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(duration), '-f', file, '-l', '--log-prefix', path.join(dir, 'tx'), databaseUrl], {
+    const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-f', file, '-l', '--log-prefix', path.join(dir, 'tx'), databaseUrl], {
       maxBuffer: 64 * 1024 * 1024,
       // The API's session settings: the same SQL, planned the way the API's sessions plan it.
       env: { ...process.env, PGOPTIONS: SESSION_OPTIONS.api ?? '' },
@@ -136,6 +144,15 @@ async function pgbench(script: string, connections: number): Promise<Measurement
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A warm-up of `--warmup` seconds, then `--runs` measurements of `--duration`: each figure their median. */
+async function measured(measure: (seconds: number) => Promise<Measurement>): Promise<Measurement> {
+  if (warmup > 0) await measure(warmup);
+  const all: Measurement[] = [];
+  for (let i = 0; i < runs; i++) all.push(await measure(duration));
+  const median = (pick: (m: Measurement) => number) => spread(all.map(pick)).median;
+  return { requestsPerSecond: median((m) => m.requestsPerSecond), p50Ms: median((m) => m.p50Ms), p99Ms: median((m) => m.p99Ms), errors: all.reduce((sum, m) => sum + m.errors, 0) };
 }
 
 /** The store's SQL with its parameters as pgbench variables. */
@@ -183,13 +200,13 @@ async function main(): Promise<void> {
       `${asPgbench(countryStatement(PROPERTY_SQL, 'NO'), [[/\$1::text\[\]/g, 'ARRAY[:id]::text[]'], [/\$2\b/g, 'false']]).replace(/\s+/g, ' ')};\n`;
     const levels: Level[] = [];
     for (const connections of connectionLevels) {
-      log(`${connections} connections, ${duration} s each: GET /coordinates, its pgbench, GET /properties, its pgbench`);
+      log(`${connections} connections, ${runs} × ${duration} s each after ${warmup} s of warm-up: GET /coordinates, its pgbench, GET /properties, its pgbench`);
       levels.push({
         connections,
-        coordinatesApi: await loadGenerator(baseUrl, token, coordinatePaths, connections),
-        coordinatesSql: await pgbench(coordinateScript, connections),
-        propertyApi: await loadGenerator(baseUrl, token, propertyPaths, connections),
-        propertySql: await pgbench(propertyScript, connections),
+        coordinatesApi: await measured((seconds) => loadGenerator(baseUrl, token, coordinatePaths, connections, seconds)),
+        coordinatesSql: await measured((seconds) => pgbench(coordinateScript, connections, seconds)),
+        propertyApi: await measured((seconds) => loadGenerator(baseUrl, token, propertyPaths, connections, seconds)),
+        propertySql: await measured((seconds) => pgbench(propertyScript, connections, seconds)),
       });
     }
     const counts = (await pool.query(`SELECT (SELECT count(*) FROM parcel)::int AS parcels, (SELECT count(*) FROM address)::int AS addresses`)).rows[0];
@@ -225,8 +242,8 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
     '<!-- api-benchmark:start -->',
     '## REST API on loopback',
     '',
-    `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; ${duration} s per measurement, ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start (anything well above 0 means other work shared the machine).`,
-    'The API does per request: the token (cached in the process) and one statement that counts the call (rate window and day) and reads the answer; the load generator is wrk, cycling through real address points and properties.',
+    `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; each figure the median of ${runs} measurement(s) of ${duration} s, each kind of load first run ${warmup} s unmeasured (connections opened, statements prepared, pages cached); ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start (anything well above 0 means other work shared the machine).`,
+    'The API does per request: the token (cached in the process), one statement that counts the call (rate window and day, batched across the requests in flight) and, at the same time, the statement that reads the answer; the load generator is wrk, cycling through real address points and properties.',
     'pgbench runs the same read SQL, without the count, with prepared statements and the API\'s session settings (no parallel workers, no JIT; lib/db.ts), plus a primary-key read of the random point or property per transaction.',
     'Each is measured at a few concurrency levels: with 32 connections on 2 cores every request queues behind the others, and even the bare query cannot answer within 10 ms; the lower level is the latency a client sees on a machine that is not saturated.',
     '',
