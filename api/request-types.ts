@@ -13,6 +13,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
+    /** The handler counts the call in its read's own statement (api/limits/counted-read.ts, auth/guard.ts countForRead). */
+    countsInRead?: boolean;
   }
 }
 

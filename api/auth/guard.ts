@@ -36,14 +36,15 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
     const countRequest: CountRequest = caller
       ? { subject: `client:${caller.clientId}`, burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit } }
       : anonymous(ctx, request);
-    const counting = ctx.calls.count(countRequest);
     const scoped = access !== 'public' && access !== 'token';
     if (scoped && request.method === 'GET' && caller?.scopes.includes(access) && !throttled.holds(countRequest.subject)) {
-      counting.catch(() => undefined); // awaited in onSend; this only keeps an early failure from being "unhandled"
-      pendingCounts.set(request, { subject: countRequest.subject, counting });
+      const pending: PendingCount = { countRequest };
+      // A route that counts in its read's own statement reports the count (countedRead); the others' starts now.
+      if (!request.routeOptions.config?.countsInRead) pending.counting = startCount(ctx, countRequest);
+      pendingCounts.set(request, pending);
       return;
     }
-    const count = await counting;
+    const count = await ctx.calls.count(countRequest);
     setRateLimitHeaders(reply, count);
     const overLimit = limitProblem(count);
     if (overLimit) {
@@ -62,11 +63,12 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
     const pending = pendingCounts.get(request);
     if (!pending) return payload;
     pendingCounts.delete(request);
-    const count = await pending.counting;
+    // Not counted yet: a route that counts in its read failed before reading (a malformed id, say).
+    const count = await (pending.counting ?? ctx.calls.count(pending.countRequest));
     setRateLimitHeaders(reply, count);
     const overLimit = limitProblem(count);
     if (!overLimit) return payload;
-    throttled.until(pending.subject, Number(overLimit.headers['Retry-After']));
+    throttled.until(pending.countRequest.subject, Number(overLimit.headers['Retry-After']));
     // The answer read meanwhile is dropped: the client sees the 429 it would have seen first.
     if (payload instanceof Readable) payload.destroy();
     for (const [name, value] of Object.entries(overLimit.headers)) reply.header(name, value);
@@ -75,8 +77,35 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
   });
 }
 
+interface PendingCount {
+  countRequest: CountRequest;
+  counting?: Promise<CallCount>;
+}
+
 /** Counts of reads answered while they were in flight (a WeakMap: nothing to clean after an aborted request). */
-const pendingCounts = new WeakMap<FastifyRequest, { subject: string; counting: Promise<CallCount> }>();
+const pendingCounts = new WeakMap<FastifyRequest, PendingCount>();
+
+function startCount(ctx: ApiContext, countRequest: CountRequest): Promise<CallCount> {
+  const counting = ctx.calls.count(countRequest);
+  counting.catch(() => undefined); // awaited in onSend; this only keeps an early failure from being "unhandled"
+  return counting;
+}
+
+/**
+ * For a route with `config.countsInRead`: the count its read's statement is to make
+ * (api/limits/counted-read.ts), or undefined when the guard counted the call already (a caller
+ * last seen over its limit). The read reports the result with countedRead.
+ */
+export function countForRead(request: FastifyRequest): CountRequest | undefined {
+  const pending = pendingCounts.get(request);
+  return pending && !pending.counting ? pending.countRequest : undefined;
+}
+
+export function countedRead(request: FastifyRequest, count: CallCount): void {
+  const pending = pendingCounts.get(request);
+  if (!pending) throw new Error('countedRead without a count to make (countForRead gave none)');
+  pending.counting = Promise.resolve(count);
+}
 
 /**
  * Subjects this process last saw over a limit, until it resets. Their reads are counted first

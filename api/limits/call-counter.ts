@@ -25,7 +25,36 @@ export interface CountRequest {
  * Within this many calls of the daily limit, counting is serialized per client so the limit
  * holds exactly; it only has to exceed the number of a client's calls in flight at once.
  */
-const DAILY_LIMIT_MARGIN = 256;
+export const DAILY_LIMIT_MARGIN = 256;
+
+/** A row of api_count_requests (schema/1763900000000_api-call-count-shards.sql) for a group of one subject's requests. */
+export interface CountRow {
+  window_calls: number;
+  reset_s: number;
+  admitted: number;
+  daily_charged: number;
+  daily_calls: number | null;
+  daily_reset_s: number;
+}
+
+/** The count of the k-th of `groupSize` requests of one subject that `row` counted together. */
+export function callCountOf(row: CountRow, request: CountRequest, k: number, groupSize: number): CallCount {
+  const { burst, client } = request;
+  const windowBefore = row.window_calls - groupSize;
+  const burstExceeded = k >= row.admitted;
+  const charged = k < row.daily_charged;
+  return {
+    limit: burst.limit,
+    remaining: Math.max(0, burst.limit - (windowBefore + k + 1)),
+    resetS: row.reset_s,
+    burstExceeded,
+    dailyExceeded: !!client && !burstExceeded && !charged,
+    dailyCallLimit: client?.dailyCallLimit,
+    // The k-th charged call of the group saw the day's total as it was after it.
+    callsToday: client && charged ? row.daily_calls! - (row.daily_charged - 1 - k) : undefined,
+    dailyResetS: row.daily_reset_s,
+  };
+}
 
 /** At most this many requests in one counting statement. */
 const MAX_BATCH = 1000;
@@ -102,25 +131,8 @@ export class CallBatcher {
       ],
     });
     subjects.forEach((subject, i) => {
-      const row = result.rows[i];
       const requests = bySubject.get(subject)!;
-      const windowBefore = row.window_calls - requests.length;
-      requests.forEach((waiting, k) => {
-        const { burst, client } = waiting.request;
-        const burstExceeded = k >= row.admitted;
-        const charged = k < row.daily_charged;
-        waiting.resolve({
-          limit: burst.limit,
-          remaining: Math.max(0, burst.limit - (windowBefore + k + 1)),
-          resetS: row.reset_s,
-          burstExceeded,
-          dailyExceeded: !!client && !burstExceeded && !charged,
-          dailyCallLimit: client?.dailyCallLimit,
-          // The k-th charged call of the group saw the day's total as it was after it.
-          callsToday: client && charged ? row.daily_calls - (row.daily_charged - 1 - k) : undefined,
-          dailyResetS: row.daily_reset_s,
-        });
-      });
+      requests.forEach((waiting, k) => waiting.resolve(callCountOf(result.rows[i], waiting.request, k, requests.length)));
     });
     if (Math.random() < 0.001) await this.db.query(`DELETE FROM api_rate_window WHERE window_start < now() - interval '10 minutes'`);
   }

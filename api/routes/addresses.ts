@@ -6,6 +6,7 @@ import { countryParam, itemsOf, jsonResponse, operationSchema } from '../schemas
 import { ref } from '../schemas/values.js';
 import { searchAddresses } from '../store/address-search.js';
 import { resolveCoordinate } from '../store/coordinates.js';
+import { countedRead, countForRead } from '../auth/guard.js';
 import { propertyLinks } from './properties.js';
 import { badRequest } from '../problem.js';
 
@@ -38,7 +39,8 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
   });
 
   app.get('/coordinates/:country/:lat/:lon', {
-    config: { access: 'properties.read' },
+    // The hottest read: its statement counts the call too, one round trip (api/limits/counted-read.ts).
+    config: { access: 'properties.read', countsInRead: true },
     schema: operationSchema({
       operationId: 'resolveCoordinate',
       summary: 'The property whose registered boundary covers a WGS84 coordinate, with its buildings and addresses',
@@ -67,7 +69,8 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
     },
     handler: async (request: CoordinateRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);
-      const answer = await resolveCoordinate(ctx.db, country, request.params.lat, request.params.lon, callerOf(request).sandbox);
+      const { count, ...answer } = await resolveCoordinate(ctx.db, country, request.params.lat, request.params.lon, callerOf(request).sandbox, countForRead(request));
+      if (count) countedRead(request, count);
       if (!answer.property) return answer;
       const cadastreId = answer.property.cadastreId as string;
       return { ...answer, property: { ...answer.property, links: propertyLinks(ctx.baseUrl, country, cadastreId) } };

@@ -3,6 +3,8 @@ import { LOOKUP_SQL, lookupResultOf, validateCoordinate } from '../../store/coor
 import { BUILDING_ORDER, buildingJson, buildingsOf } from './buildings.js';
 import { propertyVisible } from './property.js';
 import { countryStatementOnce } from './country-statement.js';
+import type { CallCount, CountRequest } from '../limits/call-counter.js';
+import { countedStatement, countOfRow, countParameters } from '../limits/counted-read.js';
 
 export interface CoordinateAnswer {
   property?: Record<string, unknown>;
@@ -19,15 +21,33 @@ export const COORDINATE_SQL = `
 SELECT l.*, coalesce((SELECT json_agg(${buildingJson(false)} ORDER BY ${BUILDING_ORDER}) ${buildingsOf('$1::text', 'l.cadastre_id')}), '[]') AS buildings
 FROM (${LOOKUP_SQL}) l`;
 
-/** Outside every parcel, or on a property a sandbox may not see: no property, empty arrays. */
-export async function resolveCoordinate(db: pg.Pool, country: string, lat: number, lon: number, sandbox: boolean): Promise<CoordinateAnswer> {
+const COUNTED_COORDINATE_SQL = countedStatement(COORDINATE_SQL, 3);
+
+/**
+ * Outside every parcel, or on a property a sandbox may not see: no property, empty arrays.
+ * With `count`, the statement also counts the call (api/limits/counted-read.ts), and the
+ * answer carries that count; a call the count refused reads nothing.
+ */
+export async function resolveCoordinate(
+  db: pg.Pool,
+  country: string,
+  lat: number,
+  lon: number,
+  sandbox: boolean,
+  count?: CountRequest,
+): Promise<CoordinateAnswer & { count?: CallCount }> {
   validateCoordinate(lat, lon);
-  const result = await db.query({ ...countryStatementOnce('api-coordinates', COORDINATE_SQL, country), values: [lat, lon] });
-  const found = lookupResultOf(country, result.rows[0]);
+  const result = count
+    ? await db.query({ ...countryStatementOnce('api-coordinates-counted', COUNTED_COORDINATE_SQL, country), values: [lat, lon, ...countParameters(count)] })
+    : await db.query({ ...countryStatementOnce('api-coordinates', COORDINATE_SQL, country), values: [lat, lon] });
+  const row = result.rows[0];
+  const counted = count ? { count: countOfRow(row, count) } : {};
+  // A counted statement always has its one row; the lookup's columns are NULL when nothing covers the point.
+  const found = lookupResultOf(country, row?.parcel_id == null ? undefined : row);
   const property = found.property;
-  if (!property || (sandbox && !(await propertyVisible(db, country, property.cadastreId, true)))) return { buildings: [], addresses: [] };
+  if (!property || (sandbox && !(await propertyVisible(db, country, property.cadastreId, true)))) return { buildings: [], addresses: [], ...counted };
   const addresses = property.addresses.map(withoutNulls);
-  return { property: { ...withoutNulls(property), addresses }, buildings: result.rows[0].buildings, addresses };
+  return { property: { ...withoutNulls(property), addresses }, buildings: row.buildings, addresses, ...counted };
 }
 
 /** The lookup keeps SQL NULLs; the API omits absent fields. */

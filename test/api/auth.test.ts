@@ -20,6 +20,8 @@ afterAll(async () => {
 });
 
 const PROPERTY = '/properties/NO/0301-9001-1-0-0';
+// Inside the fixture parcel of that property.
+const COORDINATE = '/coordinates/NO/58.0005/3.0005';
 
 async function tokenRequest(form: Record<string, string>, headers: Record<string, string> = {}) {
   return call(api.baseUrl, 'POST', '/auth/token', {
@@ -170,6 +172,42 @@ describe('limits', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('a coordinate lookup counts its call in its own statement, and the limits hold as for any read', async () => {
+    // Two processes, concurrent calls crossing the daily limit: exactly the limit answered, the rest refused and not counted.
+    const second: ApiServer = await startApiServer(api.db);
+    try {
+      const client = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'], burstLimit: 5000, dailyCallLimit: 150 });
+      const responses = [];
+      for (let round = 0; round < 2; round++) {
+        responses.push(...(await Promise.all(Array.from({ length: 100 }, (_, i) => get(i % 2 ? second.baseUrl : api.baseUrl, COORDINATE, client.token)))));
+      }
+      const answered = responses.filter((r) => r.status === 200);
+      expect(answered).toHaveLength(150);
+      expect(answered.every((r) => r.body.property?.cadastreId === '0301-9001-1-0-0')).toBe(true);
+      const refused = responses.filter((r) => r.status === 429);
+      expect(refused).toHaveLength(50);
+      expect(refused.every((r) => r.body.code === 'DAILY_LIMIT_EXCEEDED' && !('property' in r.body))).toBe(true);
+      expect(responses.every((r) => r.headers.get('ratelimit-limit') === '5000')).toBe(true);
+      const count = await api.db.query(`SELECT sum(calls)::int AS calls FROM api_daily_calls WHERE client_id = $1`, [client.clientId]);
+      expect(count.rows[0].calls).toBe(150);
+    } finally {
+      await second.close();
+    }
+    // A burst: at most the window's limit answered per second, the rest 429 RATE_LIMITED without the data.
+    const bursty = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'], burstLimit: 3 });
+    const started = Date.now();
+    const burst = await Promise.all(Array.from({ length: 20 }, () => get(api.baseUrl, COORDINATE, bursty.token)));
+    const windows = Math.ceil((Date.now() - started) / 1000) + 1;
+    const limited = burst.filter((r) => r.status === 429);
+    expect(burst.length - limited.length).toBeLessThanOrEqual(3 * windows);
+    expect(limited.length).toBeGreaterThanOrEqual(1);
+    expect(limited.every((r) => r.body.code === 'RATE_LIMITED' && Number(r.headers.get('retry-after')) >= 1)).toBe(true);
+    // callsToday counts every answered coordinate call, and /auth/me itself.
+    const counted = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'] });
+    for (let i = 0; i < 3; i++) expect((await get(api.baseUrl, COORDINATE, counted.token)).status).toBe(200);
+    expect((await get(api.baseUrl, '/auth/me', counted.token)).body.callsToday).toBe(4);
   });
 
   it('a burst beyond the window answers 429 with Retry-After; every response carries RateLimit headers', async () => {
