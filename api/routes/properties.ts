@@ -6,7 +6,8 @@ import { notFound } from '../problem.js';
 import { itemsOf, jsonResponse, operationSchema, pageQuery, propertyParams } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { page } from '../paging.js';
-import { fetchProperties, propertyVisible } from '../store/property.js';
+import { fetchProperty, propertyVisible } from '../store/property.js';
+import { countedRead, countForRead } from '../auth/guard.js';
 import { fetchSections } from '../store/sections.js';
 import { fetchBuildings } from '../store/buildings.js';
 import { fetchUnits } from '../store/units.js';
@@ -60,7 +61,8 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
     });
 
   app.get('/properties/:country/:cadastreId', {
-    config: { access: 'properties.read' },
+    // A hot read: its statement counts the call too, one round trip (api/limits/counted-read.ts).
+    config: { access: 'properties.read', countsInRead: true },
     schema: operationSchema({
       operationId: 'getProperty', summary: 'A property, with links to its sections, buildings and units', tags: ['properties'],
       access: 'properties.read', params: propertyParams, responses: { 200: jsonResponse('The property', ref('Property')) },
@@ -69,7 +71,8 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
     handler: async (request: PropertyRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const cadastreId = normalCadastreId(country, request.params.cadastreId);
-      const found = (await fetchProperties(ctx.db, country, [cadastreId], callerOf(request).sandbox)).get(cadastreId);
+      const { property: found, count } = await fetchProperty(ctx.db, country, cadastreId, callerOf(request).sandbox, countForRead(request));
+      if (count) countedRead(request, count);
       if (!found) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId} in the served registers`);
       return { ...found, links: propertyLinks(ctx.baseUrl, country, cadastreId) };
     },

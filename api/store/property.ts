@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { visibleTo } from './visibility.js';
 import { countryStatementOnce } from './country-statement.js';
+import type { CallCount, CountRequest } from '../limits/call-counter.js';
+import { countedStatement, countOfRow, countParameters } from '../limits/counted-read.js';
 
 /**
  * Properties by country and cadastre id, as the API's Property: what the parcels imply
@@ -69,6 +71,26 @@ export async function fetchProperties(db: pg.Pool | pg.PoolClient, country: stri
   // Named: prepared once per connection (planning it costs more than running it).
   const result = await db.query({ ...countryStatementOnce('api-properties', PROPERTY_SQL, country), values: [cadastreIds, sandbox] });
   return new Map(result.rows.map((row) => [row.cadastre_id, row.property]));
+}
+
+const COUNTED_PROPERTY_SQL = countedStatement(PROPERTY_SQL, 3);
+
+/**
+ * One property, the statement also counting the call (api/limits/counted-read.ts) when given
+ * `count`: what GET /properties/{country}/{cadastreId} reads.
+ */
+export async function fetchProperty(
+  db: pg.Pool,
+  country: string,
+  cadastreId: string,
+  sandbox: boolean,
+  count?: CountRequest,
+): Promise<{ property?: PropertyJson; count?: CallCount }> {
+  if (!count) return { property: (await fetchProperties(db, country, [cadastreId], sandbox)).get(cadastreId) };
+  const result = await db.query({ ...countryStatementOnce('api-property-counted', COUNTED_PROPERTY_SQL, country), values: [[cadastreId], sandbox, ...countParameters(count)] });
+  // Always one row: the property's columns are NULL when it was not read or not found.
+  const row = result.rows[0];
+  return { property: row.property ?? undefined, count: countOfRow(row, count) };
 }
 
 /** True when the property exists in the served registers and the caller may see it. */
