@@ -16,8 +16,9 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i;
  * Counting is a round trip to the store. A read of a register (a GET needing a scope the token
  * holds) changes nothing, so its handler runs while the count is in flight and the count is
  * checked before the answer is sent (onSend): a request over its limit still gets only the 429,
- * and each request waits for one round trip instead of two. Anything that writes, answers about
- * the count itself (/auth/me) or has no valid token is counted first, as before.
+ * and each request waits for one round trip instead of two. A route with `config.countsInRead`
+ * goes further: its read's own statement counts the call (countForRead, countedRead). Anything
+ * that writes, answers about the count itself (/auth/me) or has no valid token is counted first.
  */
 export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
   const throttled = new ThrottledSubjects();

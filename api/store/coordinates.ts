@@ -26,7 +26,7 @@ const COUNTED_COORDINATE_SQL = countedStatement(COORDINATE_SQL, 3);
 /**
  * Outside every parcel, or on a property a sandbox may not see: no property, empty arrays.
  * With `count`, the statement also counts the call (api/limits/counted-read.ts), and the
- * answer carries that count; a call the count refused reads nothing.
+ * answer carries that count.
  */
 export async function resolveCoordinate(
   db: pg.Pool,

@@ -88,7 +88,7 @@ export async function fetchProperty(
 ): Promise<{ property?: PropertyJson; count?: CallCount }> {
   if (!count) return { property: (await fetchProperties(db, country, [cadastreId], sandbox)).get(cadastreId) };
   const result = await db.query({ ...countryStatementOnce('api-property-counted', COUNTED_PROPERTY_SQL, country), values: [[cadastreId], sandbox, ...countParameters(count)] });
-  // Always one row: the property's columns are NULL when it was not read or not found.
+  // Always one row: the property's columns are NULL when it was not found (or not visible).
   const row = result.rows[0];
   return { property: row.property ?? undefined, count: countOfRow(row, count) };
 }
