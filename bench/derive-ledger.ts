@@ -53,7 +53,7 @@ export async function deriveStep(pool: pg.Pool, runId: string): Promise<DeriveSt
   return { runId, kind: run.kind, startedAt: new Date(start), wallSeconds: (end - start) / 1000, sources: sources.count ? sources : undefined, datasets: rows };
 }
 
-export function renderDeriveNight(steps: DeriveStep[], sizes: { country: string; parcels: number; sales: number; companies: number }[]): string {
+export function renderDeriveNight(steps: DeriveStep[], sizes: { country: string; parcels: number; transactions: number; companies: number }[]): string {
   const datasetName = (row: DatasetRow) => row.source_id.replace(/^derive-[a-z]{2}-/, '');
   const keys = [...new Map(steps.flatMap((s) => s.datasets).map((d) => [d.source_id, d])).values()];
   const cell = (step: DeriveStep, row: DatasetRow) => {
@@ -65,7 +65,7 @@ export function renderDeriveNight(steps: DeriveStep[], sizes: { country: string;
     '## Derived datasets on a national store, as the nightly workflow runs them',
     '',
     `From the run ledger (\`node dist/bench/derive-night.js\`), on the store a nightly refresh loaded from the national sample of both countries (${sizes
-      .map((c) => `${c.country}: ${c.parcels.toLocaleString('en')} parcels, ${c.sales.toLocaleString('en')} registered transactions, ${c.companies.toLocaleString('en')} companies`)
+      .map((c) => `${c.country}: ${c.parcels.toLocaleString('en')} parcels, ${c.transactions.toLocaleString('en')} registered transactions, ${c.companies.toLocaleString('en')} companies`)
       .join('; ')}), ${os.cpus().length} cores, PostgreSQL as installed.`,
     'The workflow computes the two countries side by side and, within a country, each dataset after those it reads; a dataset\'s seconds are its wall time in that run, sharing the machine with the other country\'s.',
     '',

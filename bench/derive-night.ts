@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     for (const runId of options.run) steps.push(await deriveStep(pool, runId));
     const sizes = (await pool.query(
       `SELECT c AS country, (SELECT count(*)::int FROM parcel WHERE country = c) AS parcels,
-              (SELECT count(*)::int FROM property_transaction WHERE country = c) AS sales,
+              (SELECT count(*)::int FROM property_transaction WHERE country = c) AS transactions,
               (SELECT count(*)::int FROM company WHERE country = c) AS companies
        FROM unnest(ARRAY['NO', 'SE']) AS c`,
     )).rows;

@@ -47,7 +47,7 @@ describe('the derive step read from the run ledger', () => {
 
   it('renders each run side by side with its verdict against the 15-minute target', async () => {
     const steps = [await deriveStep(pool, 'r1'), await deriveStep(pool, 'r2')];
-    const section = renderDeriveNight(steps, [{ country: 'NO', parcels: 1, sales: 2, companies: 3 }]);
+    const section = renderDeriveNight(steps, [{ country: 'NO', parcels: 1, transactions: 2, companies: 3 }]);
     expect(section).toMatch(/^<!-- national-derive:start -->/);
     expect(section).toContain('in **17.0 min** (target: within 15 min, **not met**); before it, the refresh loaded its 2 sources in 30.0 min');
     expect(section).toContain('`r2` (derive, derive step from 2026-11-22 08:00 UTC): NO and SE, every dataset, in **12.0 min** (target: within 15 min, **met**)');
