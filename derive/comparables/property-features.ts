@@ -6,7 +6,8 @@
  *   A property with no size (bare land, a section without a registered unit) gets no row: a
  *   price per m² means nothing for it, so it gets neither comparables nor a valuation.
  * - `building_type`: the main building's type (Norway: bygningstype code; Sweden: its first
- *   purpose, `Bostad;Småhus friliggande`), of the whole property for a section;
+ *   purpose, `Bostad;Småhus friliggande`), of the whole property for a section. Sweden flags the
+ *   main building; in Norway it is the building holding the most bruksenhet area, else the largest;
  * - `built_year` (Norway, from the Matrikkel detail), `plot_m2` (its parcels), `property_type`;
  * - `segment`: the market segment of the valuation model, municipality group (county: the first
  *   two digits of the municipality code, fylke or län) × `segment_type` (Norway: the property
@@ -38,14 +39,21 @@ export async function createPropertyFeatures(client: pg.PoolClient, country: Cou
               CASE WHEN p.property_type = 'EIERSEKSJON' THEN regexp_replace(p.cadastre_id, '-[0-9]+$', '-0') ELSE p.cadastre_id END AS stands_on
        FROM property p WHERE p.country = $1
      ),
+     -- The usable area of each building's bruksenheter (Norway: the units the property is used as).
+     building_units AS (
+       SELECT building_number, sum(usable_area_m2) AS area FROM unit WHERE country = $1 AND building_number IS NOT NULL GROUP BY building_number
+     ),
      main_building AS (
        SELECT DISTINCT ON (b.cadastre_id) b.cadastre_id,
               CASE WHEN b.country = 'SE' THEN coalesce(b.purposes[1], b.building_type_code) ELSE b.building_type_code END AS building_type,
               d.built_year, b.location
        FROM building b
        LEFT JOIN building_detail d ON d.country = b.country AND d.building_number = b.building_number
+       LEFT JOIN building_units bu ON bu.building_number = b.building_number
        WHERE b.country = $1 AND b.cadastre_id IS NOT NULL
-       ORDER BY b.cadastre_id, b.is_main_building DESC NULLS LAST, d.usable_area_m2 DESC NULLS LAST, b.footprint_m2 DESC NULLS LAST, b.building_id
+       -- Sweden marks the main building; Norway's registers do not, and there the building with
+       -- the property's bruksenheter is what it is used as: a farmhouse, not its larger barn.
+       ORDER BY b.cadastre_id, b.is_main_building DESC NULLS LAST, bu.area DESC NULLS LAST, d.usable_area_m2 DESC NULLS LAST, b.footprint_m2 DESC NULLS LAST, b.building_id
      ),
      unit_area AS (
        SELECT cadastre_id, sum(usable_area_m2) AS area FROM unit WHERE country = $1 GROUP BY cadastre_id
