@@ -24,6 +24,8 @@ import { registerZoningDocumentRoute } from './routes/zoning-documents.js';
 
 export interface AppOptions {
   db: pg.Pool;
+  /** The pool of the hot point lookups (lib/db.ts, 'api-lookup'). */
+  lookups: pg.Pool;
   config: Config;
   masterKey: Buffer;
   /** Overrides config.api.baseUrl (tests listening on a random port). */
@@ -36,7 +38,7 @@ const BODY_LIMIT = 64 * 1024;
 
 /** The Fastify app of the spec, not listening: `server.ts` listens, tests use inject() or listen(0). */
 export async function buildApp(options: AppOptions): Promise<{ app: FastifyInstance; ctx: ApiContext }> {
-  const ctx = createContext(options.db, options.config, options.masterKey, options.baseUrl);
+  const ctx = createContext(options.db, options.lookups, options.config, options.masterKey, options.baseUrl);
   const app = Fastify({
     // Warnings and errors only (with the trace id): a log line per request costs more than some requests.
     logger: options.logger ? { level: 'warn' } : false,

@@ -7,6 +7,11 @@ import { deriveKey } from './secrets/master-key.js';
 /** What every route needs: the store, the settings and the keys derived from the master key. */
 export interface ApiContext {
   db: pg.Pool;
+  /**
+   * The store again, for the hot point lookups (GET /coordinates and GET /properties/{id}): sessions
+   * that always run a prepared statement's generic plan (lib/db.ts, 'api-lookup').
+   */
+  lookups: pg.Pool;
   config: Config;
   baseUrl: string;
   tokens: TokenResolver;
@@ -19,9 +24,10 @@ export interface ApiContext {
   countries: readonly string[];
 }
 
-export function createContext(db: pg.Pool, config: Config, masterKey: Buffer, baseUrl = config.api.baseUrl): ApiContext {
+export function createContext(db: pg.Pool, lookups: pg.Pool, config: Config, masterKey: Buffer, baseUrl = config.api.baseUrl): ApiContext {
   return {
     db,
+    lookups,
     config,
     baseUrl,
     tokens: new TokenResolver(db),

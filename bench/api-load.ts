@@ -127,8 +127,8 @@ async function pgbench(script: string, connections: number, seconds: number): Pr
     await writeFile(file, script);
     const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-f', file, '-l', '--log-prefix', path.join(dir, 'tx'), databaseUrl], {
       maxBuffer: 64 * 1024 * 1024,
-      // The API's session settings: the same SQL, planned the way the API's sessions plan it.
-      env: { ...process.env, PGOPTIONS: SESSION_OPTIONS.api ?? '' },
+      // The hot lookups' session settings: the same SQL, planned the way the API's sessions plan it.
+      env: { ...process.env, PGOPTIONS: SESSION_OPTIONS['api-lookup'] ?? '' },
     });
     const tps = Number(/tps = ([0-9.]+)/.exec(stdout)?.[1]);
     const latencies: number[] = [];
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
       });
     }
     const counts = (await pool.query(`SELECT (SELECT count(*) FROM parcel)::int AS parcels, (SELECT count(*) FROM address)::int AS addresses`)).rows[0];
-    const report = render(levels, counts, loadAtStart);
+    const report = render(levels, counts, loadAtStart, transportOf(databaseUrl));
     await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
     await writeFile(path.join(PROJECT_ROOT, '.data/bench/api-load.md'), report);
     process.stdout.write(report);
@@ -231,7 +231,14 @@ interface Level {
   propertySql: Measurement;
 }
 
-function render(levels: Level[], counts: { parcels: number; addresses: number }, loadAtStart: number[]): string {
+/** How the API and pgbench reach PostgreSQL: a directory as the host (`?host=/var/run/postgresql`) is a Unix-domain socket. */
+function transportOf(url: string): string {
+  const host = decodeURIComponent(/[?&]host=([^&]+)/.exec(url)?.[1] ?? /^[a-z]+:\/\/(?:[^@/]*@)?([^:/?]*)/i.exec(url)?.[1] ?? '');
+  if (!host) return 'each client\'s default connection (no host in the URL)';
+  return host.startsWith('/') ? `the Unix-domain socket in ${host}` : `TCP to ${host}`;
+}
+
+function render(levels: Level[], counts: { parcels: number; addresses: number }, loadAtStart: number[], transport: string): string {
   const row = (connections: number, what: string, x: Measurement) => `| ${connections} | ${what} | ${x.requestsPerSecond.toFixed(0)} | ${x.p50Ms.toFixed(2)} | ${x.p99Ms.toFixed(2)} | ${x.errors} |`;
   const share = (api: Measurement, sql: Measurement) => `${((api.requestsPerSecond / sql.requestsPerSecond) * 100).toFixed(0)}%`;
   const verdict = (l: Level) => {
@@ -244,7 +251,8 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
     '',
     `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; each figure the median of ${runs} measurement(s) of ${duration} s, each kind of load first run ${warmup} s unmeasured (connections opened, statements prepared, pages cached); ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start (anything well above 0 means other work shared the machine).`,
     'The API does per request: the token (cached in the process), then one statement that reads the answer and counts the call (rate window and day; api/limits/counted-read.ts), or, while requests wait for a pooled connection, the read beside a count batched with the other requests in flight; the load generator is wrk, cycling through real address points and properties.',
-    'pgbench runs the same read SQL, without the count, with prepared statements and the API\'s session settings (no parallel workers, no JIT; lib/db.ts), plus a primary-key read of the random point or property per transaction.',
+    'pgbench runs the same read SQL, without the count, with prepared statements and the session settings of the API\'s lookups (no parallel workers, no JIT, always the generic plan; lib/db.ts), plus a primary-key read of the random point or property per transaction.',
+    `Both reach PostgreSQL over ${transport} (the benchmark's --database-url); wrk reaches the API over TCP on loopback.`,
     'Each is measured at a few concurrency levels: with 32 connections on 2 cores every request queues behind the others, and even the bare query cannot answer within 10 ms; the lower level is the latency a client sees on a machine that is not saturated.',
     '',
     '| connections | what | requests/s | p50 ms | p99 ms | errors |',

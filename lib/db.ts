@@ -7,8 +7,11 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
 const pools = new Map<string, pg.Pool>();
 
-/** What a pool's sessions serve: the pipeline's set-based work, or the API's point lookups. */
-export type PoolUse = 'pipeline' | 'api';
+/**
+ * What a pool's sessions serve: the pipeline's set-based work, the API's statements, or the API's
+ * hot point lookups (the coordinate and property reads of api/store, one named statement each).
+ */
+export type PoolUse = 'pipeline' | 'api' | 'api-lookup';
 
 /**
  * Session settings per use (the `-c` options of the connection's startup). The API's statements
@@ -16,10 +19,20 @@ export type PoolUse = 'pipeline' | 'api';
  * prices the spatial ones (a GiST match it expects to return thousands of rows, each rechecked)
  * above the parallel-query threshold: a coordinate lookup then started a parallel worker, and
  * took 35 ms instead of 0.3. Its sessions never plan parallel workers, nor JIT compilation.
+ *
+ * The hot lookups' sessions also always run the generic plan of their prepared statements. Left
+ * to choose, PostgreSQL planned the coordinate lookup again on every call: the generic plan's
+ * estimate for an unknown point is far above a custom plan's, so it never won, though it is the
+ * same GiST index plan. Planning was two thirds of the lookup's cost (bare pgbench at national
+ * size, 4 connections: 2,078 lookups/s, 5,567 with the generic plan). Only those statements
+ * run there: the API's other statements (an address search's trigram patterns) may need the
+ * plan of their own values.
  */
+const API_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
 export const SESSION_OPTIONS: Record<PoolUse, string | undefined> = {
   pipeline: undefined,
-  api: '-c max_parallel_workers_per_gather=0 -c jit=off',
+  api: API_OPTIONS,
+  'api-lookup': `${API_OPTIONS} -c plan_cache_mode=force_generic_plan`,
 };
 
 /** One pool per database URL, use and process; activities and CLI verbs share the pipeline's. */
@@ -29,7 +42,7 @@ export function getPool(databaseUrl = loadConfig().databaseUrl, use: PoolUse = '
   if (!pool) {
     // A stage activity holds two connections (COPY and rejects) and the worker runs four
     // activities at once: room for all of them plus the short ledger queries beside them.
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 12, application_name: use === 'api' ? 'nordprop-api' : 'nordprop', options: SESSION_OPTIONS[use] });
+    pool = new pg.Pool({ connectionString: databaseUrl, max: 12, application_name: use === 'pipeline' ? 'nordprop' : `nordprop-${use}`, options: SESSION_OPTIONS[use] });
     // An idle connection the server closes (restart, pg_terminate_backend, a dropped database)
     // is an error event on the pool: without a listener it would crash the whole process.
     // The pool discards that client; the next query opens a new one or fails on its own.

@@ -41,9 +41,9 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
     if (scoped && request.method === 'GET' && caller?.scopes.includes(access) && !throttled.holds(countRequest.subject)) {
       const pending: PendingCount = { countRequest };
       // A route that counts in its read's own statement reports the count (countedRead); the others' starts now.
-      // So does every read while requests wait for a pooled connection: then the batched counts,
-      // one write for many requests, cost the saturated store less than a write per request.
-      if (!request.routeOptions.config?.countsInRead || ctx.db.waitingCount > 0) pending.counting = startCount(ctx, countRequest);
+      // So does every read while requests wait for a pooled lookup connection: then the batched
+      // counts, one write for many requests, cost the saturated store less than a write per request.
+      if (!request.routeOptions.config?.countsInRead || ctx.lookups.waitingCount > 0) pending.counting = startCount(ctx, countRequest);
       pendingCounts.set(request, pending);
       return;
     }

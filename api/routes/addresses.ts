@@ -69,7 +69,7 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
     },
     handler: async (request: CoordinateRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);
-      const { count, ...answer } = await resolveCoordinate(ctx.db, country, request.params.lat, request.params.lon, callerOf(request).sandbox, countForRead(request));
+      const { count, ...answer } = await resolveCoordinate(ctx.lookups, country, request.params.lat, request.params.lon, callerOf(request).sandbox, countForRead(request));
       if (count) countedRead(request, count);
       if (!answer.property) return answer;
       const cadastreId = answer.property.cadastreId as string;

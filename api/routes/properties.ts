@@ -71,7 +71,7 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
     handler: async (request: PropertyRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const cadastreId = normalCadastreId(country, request.params.cadastreId);
-      const { property: found, count } = await fetchProperty(ctx.db, country, cadastreId, callerOf(request).sandbox, countForRead(request));
+      const { property: found, count } = await fetchProperty(ctx.lookups, country, cadastreId, callerOf(request).sandbox, countForRead(request));
       if (count) countedRead(request, count);
       if (!found) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId} in the served registers`);
       return { ...found, links: propertyLinks(ctx.baseUrl, country, cadastreId) };

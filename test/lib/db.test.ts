@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePools, getPool } from '../../lib/db.js';
+import { closePools, getPool, type PoolUse } from '../../lib/db.js';
 import { createTestDatabase } from '../support/database.js';
 
 describe('getPool', () => {
@@ -13,12 +13,17 @@ describe('getPool', () => {
     await drop();
   });
 
-  const settings = async (use: 'pipeline' | 'api') =>
-    (await getPool(url, use).query(`SELECT current_setting('max_parallel_workers_per_gather') AS parallel, current_setting('jit') AS jit, application_name
+  const settings = async (use: PoolUse) =>
+    (await getPool(url, use).query(`SELECT current_setting('max_parallel_workers_per_gather') AS parallel, current_setting('jit') AS jit,
+                                           current_setting('plan_cache_mode') AS plans, application_name
                                     FROM pg_stat_activity WHERE pid = pg_backend_pid()`)).rows[0];
 
   it('gives the API sessions that never plan parallel workers or JIT', async () => {
-    expect(await settings('api')).toEqual({ parallel: '0', jit: 'off', application_name: 'nordprop-api' });
+    expect(await settings('api')).toEqual({ parallel: '0', jit: 'off', plans: 'auto', application_name: 'nordprop-api' });
+  });
+
+  it('gives the hot lookups sessions that also always run the generic plan of a prepared statement', async () => {
+    expect(await settings('api-lookup')).toEqual({ parallel: '0', jit: 'off', plans: 'force_generic_plan', application_name: 'nordprop-api-lookup' });
   });
 
   it('leaves the pipeline sessions with the server defaults', async () => {

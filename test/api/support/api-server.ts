@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { loadConfig, PROJECT_ROOT } from '../../../lib/config.js';
+import { getPool } from '../../../lib/db.js';
 import { buildApp } from '../../../api/app.js';
 import { createClient, type IssuedCredentials, type NewClient } from '../../../api/auth/clients.js';
 import type { Scope } from '../../../api/auth/scopes.js';
@@ -32,7 +33,8 @@ export interface ApiServer {
 export async function startApiServer(db: pg.Pool, masterKey: Buffer = TEST_MASTER_KEY): Promise<ApiServer> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const { app } = await buildApp({ db, config: loadConfig(), masterKey, baseUrl });
+  // The hot lookups' pool over the same database, as the API's server sets it up.
+  const { app } = await buildApp({ db, lookups: getPool(db.options.connectionString, 'api-lookup'), config: loadConfig(), masterKey, baseUrl });
   await app.listen({ port, host: '127.0.0.1' });
   return { app, baseUrl, close: () => app.close() };
 }
