@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { getPool } from '../../lib/db.js';
+import { getPool, withTransaction } from '../../lib/db.js';
+import { tuneBulkTransaction } from '../../lib/bulk-settings.js';
 import { PROJECT_ROOT } from '../../lib/config.js';
 import type { Country } from '../../sources/source-adapter.js';
 import { evaluateCountry, renderEvaluationReport, type CountryEvaluation } from '../../derive/valuations/evaluate.js';
@@ -16,11 +17,12 @@ export const DEFAULT_EVALUATION_REPORT = path.join(PROJECT_ROOT, 'docs/derived/v
 export async function evaluateValuationsCommand(options: { country?: Country; asOf: string; out: string; sample: string; json: boolean }): Promise<number> {
   const countries: Country[] = options.country ? [options.country] : ['NO', 'SE'];
   const results: CountryEvaluation[] = [];
-  const client = await getPool().connect();
-  try {
-    for (const country of countries) results.push(await evaluateCountry(client, country, options.asOf));
-  } finally {
-    client.release();
+  // One transaction per country, with the settings of the nightly computation it repeats.
+  for (const country of countries) {
+    results.push(await withTransaction(getPool(), async (client) => {
+      await tuneBulkTransaction(client);
+      return evaluateCountry(client, country, options.asOf);
+    }));
   }
   const command = ['nordprop evaluate-valuations', `--as-of ${options.asOf}`, ...(options.country ? [`--country ${options.country}`] : [])].join(' ');
   const report = renderEvaluationReport(results, { command, producedAt: new Date().toISOString().slice(0, 10), sample: options.sample });
