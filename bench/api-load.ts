@@ -1,12 +1,13 @@
 /**
  * API load benchmark: GET /coordinates/{country}/{lat}/{lon} and GET /properties/{country}/{id}
  * over loopback with wrk (a C load generator: it leaves the two cores to the API and PostgreSQL),
- * side by side with a bare pgbench of the same SQL (the ceiling).
+ * side by side with a bare pgbench of the same SQL (the ceiling) and, for the coordinates, the
+ * same SQL behind a bare node:http server (bench/http-floor.ts: the floor of any Node.js API).
  * Reads an already loaded store (the demo's, or `npm run bench`'s national-size one):
  *
  *   npm run build && node dist/bench/api-load.js --database-url postgres://…/nordprop_bench [--duration 20] [--warmup 5] [--runs 3] [--connections 4,32]
  *
- * It starts its own API process (stopped at the end), writes `.data/bench/api-load.md`, and with
+ * It starts its own API and floor processes (stopped at the end), writes `.data/bench/api-load.md`, and with
  * `--write-benchmarks` replaces the API section of BENCHMARKS.md.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -71,12 +72,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The compiled CLI when built (realistic numbers), else through tsx. */
-async function startApi(port: number): Promise<ChildProcess> {
-  const compiled = path.join(PROJECT_ROOT, 'dist/cli/main.js');
-  const built = existsSync(path.join(PROJECT_ROOT, 'dist/api/server.js'));
-  const args = built ? [compiled, 'api'] : ['--import', 'tsx', path.join(PROJECT_ROOT, 'cli/main.ts'), 'api'];
-  if (!built) log('dist/ has no API build: running it through tsx (npm run build first for realistic numbers)');
+/** A compiled entry point of this project (`dist/<entry>.js`) when built (realistic numbers), else its source through tsx. */
+function nodeArgs(entry: string, ...args: string[]): string[] {
+  if (existsSync(path.join(PROJECT_ROOT, 'dist/api/server.js'))) return [path.join(PROJECT_ROOT, `dist/${entry}.js`), ...args];
+  log('dist/ has no API build: running it through tsx (npm run build first for realistic numbers)');
+  return ['--import', 'tsx', path.join(PROJECT_ROOT, `${entry}.ts`), ...args];
+}
+
+/** Starts a server process on `port` and resolves once it prints `listening`. */
+async function startServer(args: string[], port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env: {
@@ -90,9 +94,9 @@ async function startApi(port: number): Promise<ChildProcess> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the API exited (${code}) before listening`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening`)));
     child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('nordprop API listening')) resolve();
+      if (chunk.toString().includes('listening')) resolve();
     });
   });
   child.stdout!.resume();
@@ -181,7 +185,9 @@ async function main(): Promise<void> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = await createClient(pool, { scopes: ['properties.read'], tier: 'enterprise', sandbox: false, name: 'api-bench', dailyCallLimit: 2_000_000_000, burstLimit: 1_000_000 });
-  const api = await startApi(port);
+  const api = await startServer(nodeArgs('cli/main', 'api'), port);
+  const floorPort = await freePort();
+  const floor = await startServer(nodeArgs('bench/http-floor'), floorPort);
   try {
     const token = await fetch(`${baseUrl}/auth/token`, {
       method: 'POST',
@@ -204,6 +210,7 @@ async function main(): Promise<void> {
       levels.push({
         connections,
         coordinatesApi: await measured((seconds) => loadGenerator(baseUrl, token, coordinatePaths, connections, seconds)),
+        coordinatesFloor: await measured((seconds) => loadGenerator(`http://127.0.0.1:${floorPort}`, token, coordinatePaths, connections, seconds)),
         coordinatesSql: await measured((seconds) => pgbench(coordinateScript, connections, seconds)),
         propertyApi: await measured((seconds) => loadGenerator(baseUrl, token, propertyPaths, connections, seconds)),
         propertySql: await measured((seconds) => pgbench(propertyScript, connections, seconds)),
@@ -218,6 +225,7 @@ async function main(): Promise<void> {
     else if (options['write-benchmarks']) await replaceSection(path.join(PROJECT_ROOT, 'BENCHMARKS.md'), 'api-benchmark', report);
   } finally {
     api.kill('SIGTERM');
+    floor.kill('SIGTERM');
     await pool.query(`DROP TABLE IF EXISTS api_bench_point; DROP TABLE IF EXISTS api_bench_property; DELETE FROM api_client WHERE client_id = $1`, [client.clientId]).catch(() => undefined);
     await pool.end();
   }
@@ -226,6 +234,8 @@ async function main(): Promise<void> {
 interface Level {
   connections: number;
   coordinatesApi: Measurement;
+  /** The same SQL behind a bare node:http server (bench/http-floor.ts). */
+  coordinatesFloor: Measurement;
   coordinatesSql: Measurement;
   propertyApi: Measurement;
   propertySql: Measurement;
@@ -243,7 +253,10 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
   const share = (api: Measurement, sql: Measurement) => `${((api.requestsPerSecond / sql.requestsPerSecond) * 100).toFixed(0)}%`;
   const verdict = (l: Level) => {
     const met = l.coordinatesApi.requestsPerSecond >= 0.7 * l.coordinatesSql.requestsPerSecond && l.coordinatesApi.p99Ms < 10;
-    return `- ${l.connections} connections: coordinates at ${share(l.coordinatesApi, l.coordinatesSql)} of the bare query's throughput, p99 ${l.coordinatesApi.p99Ms.toFixed(1)} ms: target (≥ 70 %, p99 < 10 ms) **${met ? 'met' : 'not met'}**. Properties at ${share(l.propertyApi, l.propertySql)}.`;
+    return (
+      `- ${l.connections} connections: coordinates at ${share(l.coordinatesApi, l.coordinatesSql)} of the bare query's throughput, p99 ${l.coordinatesApi.p99Ms.toFixed(1)} ms: target (≥ 70 %, p99 < 10 ms) **${met ? 'met' : 'not met'}**. ` +
+      `The bare HTTP server at ${share(l.coordinatesFloor, l.coordinatesSql)}, the API at ${share(l.coordinatesApi, l.coordinatesFloor)} of it. Properties at ${share(l.propertyApi, l.propertySql)}.`
+    );
   };
   return [
     '<!-- api-benchmark:start -->',
@@ -252,13 +265,15 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
     `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; each figure the median of ${runs} measurement(s) of ${duration} s, each kind of load first run ${warmup} s unmeasured (connections opened, statements prepared, pages cached); ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start (anything well above 0 means other work shared the machine).`,
     'The API does per request: the token (cached in the process), then one statement that reads the answer and counts the call (rate window and day; api/limits/counted-read.ts), or, while requests wait for a pooled connection, the read beside a count batched with the other requests in flight; the load generator is wrk, cycling through real address points and properties.',
     'pgbench runs the same read SQL, without the count, with prepared statements and the session settings of the API\'s lookups (no parallel workers, no JIT, always the generic plan; lib/db.ts), plus a primary-key read of the random point or property per transaction.',
-    `Both reach PostgreSQL over ${transport} (the benchmark's --database-url); wrk reaches the API over TCP on loopback.`,
+    'The bare node:http server (bench/http-floor.ts) runs the coordinate SQL on the same pool settings and sends the row as JSON, nothing else: the floor of any Node.js API on this machine, so the gap from pgbench to it is HTTP and the driver, and the gap from it to the API is the token, the count, validation and the response\'s shaping.',
+    `All three reach PostgreSQL over ${transport} (the benchmark's --database-url); wrk reaches the servers over TCP on loopback.`,
     'Each is measured at a few concurrency levels: with 32 connections on 2 cores every request queues behind the others, and even the bare query cannot answer within 10 ms; the lower level is the latency a client sees on a machine that is not saturated.',
     '',
     '| connections | what | requests/s | p50 ms | p99 ms | errors |',
     '|---:|---|---:|---:|---:|---:|',
     ...levels.flatMap((l) => [
       row(l.connections, 'GET /coordinates/NO/{lat}/{lon} (wrk)', l.coordinatesApi),
+      row(l.connections, 'the same SQL behind a bare node:http server (wrk; no token, count or validation)', l.coordinatesFloor),
       row(l.connections, 'coordinate lookup SQL (pgbench)', l.coordinatesSql),
       row(l.connections, 'GET /properties/NO/{cadastreId} (wrk)', l.propertyApi),
       row(l.connections, 'property SQL (pgbench)', l.propertySql),
