@@ -1,9 +1,9 @@
 /**
  * The floor of any Node.js HTTP API on this machine, for the API benchmark (bench/api-load.ts):
  * `GET /coordinates/{country}/{lat}/{lon}` on a bare node:http server that runs the coordinate
- * endpoint's SQL on the lookup pool's settings and sends the row as JSON. No token, no call
- * count, no validation, no schema: what is left between wrk and PostgreSQL is HTTP and the
- * driver. The distance from this floor to the bare pgbench is what no API layer can recover;
+ * endpoint's SQL on the lookup pool's settings and sends its row as JSON, rendered by PostgreSQL
+ * (row_to_json) so that Node.js neither parses nor serializes it. No token, no call count, no
+ * validation, no schema: what is left between wrk and PostgreSQL is HTTP and the driver. The distance from this floor to the bare pgbench is what no API layer can recover;
  * the distance from the API to this floor is what nordprop's own work per request costs.
  *
  *   DATABASE_URL=… PORT=… node dist/bench/http-floor.js
@@ -14,6 +14,8 @@ import { getPool } from '../lib/db.js';
 import { COORDINATE_SQL } from '../api/store/coordinates.js';
 import { countryStatementOnce } from '../api/store/country-statement.js';
 
+/** The endpoint's statement, its row rendered as JSON text by PostgreSQL. */
+const FLOOR_SQL = `SELECT row_to_json(l)::text AS body FROM (${COORDINATE_SQL}) l`;
 const PATH = /^\/coordinates\/(NO|SE)\/(-?[0-9.]+)\/(-?[0-9.]+)$/;
 const config = loadConfig();
 const pool = getPool(config.databaseUrl, 'api-lookup');
@@ -25,9 +27,9 @@ const server = http.createServer((request, response) => {
     return;
   }
   pool
-    .query({ ...countryStatementOnce('floor-coordinates', COORDINATE_SQL, match[1]), values: [Number(match[2]), Number(match[3])] })
+    .query({ ...countryStatementOnce('floor-coordinates', FLOOR_SQL, match[1]), values: [Number(match[2]), Number(match[3])] })
     .then((result) => {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result.rows[0] ?? {}));
+      response.writeHead(200, { 'content-type': 'application/json' }).end(result.rows[0]?.body ?? '{}');
     })
     .catch((error: Error) => {
       response.writeHead(500, { 'content-type': 'text/plain' }).end(error.message);
