@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lib/config.js';
 import { closePools, getPool } from '../../lib/db.js';
 import { createTestDatabase } from '../support/database.js';
+import { startServerProcess } from '../support/server-process.js';
 import { freePort, loadFixture } from '../api/support/api-server.js';
 
 let database: { url: string; drop: () => Promise<void> };
@@ -19,24 +17,7 @@ afterAll(async () => {
 describe('the benchmark\'s bare HTTP server (bench/http-floor.ts)', () => {
   it('answers a coordinate with the endpoint\'s SQL and nothing else, and stops on SIGTERM', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'bench/http-floor.ts')], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, NORDPROP_ENV_FILE: '', DATABASE_URL: database.url, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the floor server did not start: ${output}`)), 60_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('listening')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    });
+    const floor = await startServerProcess('bench/http-floor.ts', [], { DATABASE_URL: database.url, PORT: String(port) });
     const base = `http://127.0.0.1:${port}`;
     // The fixture's Oslo parcel: the same property the API's coordinate endpoint answers (test/api/auth.test.ts).
     const hit = await fetch(`${base}/coordinates/NO/58.0005/3.0005`);
@@ -49,7 +30,6 @@ describe('the benchmark\'s bare HTTP server (bench/http-floor.ts)', () => {
     expect(await (await fetch(`${base}/coordinates/NO/70.5/25.5`)).json()).toEqual({});
     // No token, no API: anything else is 404.
     expect((await fetch(`${base}/properties/NO/0301-9001-1-0-0`)).status).toBe(404);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await floor.stop()).toBe(0);
   });
 });
