@@ -3,8 +3,9 @@
  * `GET /coordinates/{country}/{lat}/{lon}` on a bare node:http server that runs the coordinate
  * endpoint's SQL on the lookup pool's settings and sends its row as JSON, rendered by PostgreSQL
  * (row_to_json) so that Node.js neither parses nor serializes it. No token, no call count, no
- * validation, no schema: what is left between wrk and PostgreSQL is HTTP and the driver. The distance from this floor to the bare pgbench is what no API layer can recover;
- * the distance from the API to this floor is what nordprop's own work per request costs.
+ * validation, no schema: what is left between wrk and PostgreSQL is HTTP and the driver. The
+ * distance from this floor to the bare pgbench is what no API layer can recover; the distance
+ * from the API to this floor is what nordprop's own work per request costs.
  *
  *   DATABASE_URL=… PORT=… node dist/bench/http-floor.js
  */
