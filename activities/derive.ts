@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import type pg from 'pg';
 import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { deriveLedgerId, getDataset, selectDatasets } from '../derive/registry.js';
@@ -8,6 +7,8 @@ import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import type { DerivedDatasetId } from '../derive/dataset.js';
 import type { Country } from '../sources/source-adapter.js';
 import { getSourceRunSummary, recordDuration } from './ledger.js';
+import { withHeartbeat } from './heartbeat.js';
+import { assertStagingIntact, stagingFingerprint } from './staging-table.js';
 import { stagingTableName } from './staging-table.js';
 import type { SourceRunSummary } from './types.js';
 
@@ -97,6 +98,7 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     return computed;
   });
   const staged = await checkStaged(pool, stagingTable, dataset.keyColumns, request.country, dataset.id);
+  const computedFingerprint = await stagingFingerprint(pool, stagingTable, dataset.keyColumns);
   await recordDuration(request.runId, ledgerId, 'compute', performance.now() - started, { rows_read: stats.rowsRead ?? 0, rows_staged: staged });
 
   started = performance.now();
@@ -107,6 +109,9 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     await tuneBulkTransaction(client);
     const ledger = await client.query<{ outcome: string }>(`SELECT outcome FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`, [request.runId, ledgerId]);
     if (ledger.rows[0]?.outcome === 'published') return;
+    // Crash recovery empties UNLOGGED tables: merging an emptied snapshot would delete the live
+    // dataset. The activity's retry computes it again.
+    await assertStagingIntact(client, stagingTable, computedFingerprint, { columns: dataset.keyColumns, retryable: true });
     const counts = await mergeDerived(client, dataset, stagingTable, request.country);
     changed = counts.inserted + counts.updated + counts.deleted > 0;
     await client.query(
@@ -142,22 +147,6 @@ async function checkStaged(pool: pg.Pool, stagingTable: string, keys: string[], 
   const duplicate = await pool.query(`SELECT ${keys.join(', ')}, count(*)::int AS n FROM ${stagingTable} GROUP BY ${keys.join(', ')} HAVING count(*) > 1 LIMIT 1`);
   if (duplicate.rowCount) throw new Error(`${datasetId}: the computation staged ${duplicate.rows[0].n} rows for one key ${JSON.stringify(duplicate.rows[0])}`);
   return (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${stagingTable}`)).rows[0].n;
-}
-
-/** Heartbeats while a long statement runs, so a dead worker is noticed (the SDK throttles). */
-async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
-  let context: Context;
-  try {
-    context = Context.current();
-  } catch {
-    return work(); // called outside an activity (a script or a test): nothing to heartbeat to
-  }
-  const timer = setInterval(() => context.heartbeat(), 10_000);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 export async function dropDerivedStaging(request: Pick<DeriveRequest, 'runId' | 'datasetId' | 'country'>): Promise<void> {

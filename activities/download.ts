@@ -35,15 +35,22 @@ interface PreviousArtifact {
   artifact_path: string | null;
 }
 
-/** The input of the source's last successful run, for conditional requests and the unchanged check. */
+/**
+ * What live holds: the artifact of the source's last successful run, whatever its input. A file
+ * is unchanged only against that: reloading file A after a run of file B must publish A again.
+ * Its ETag and Last-Modified are asked with only when that run read this same URL.
+ */
 async function previousArtifact(sourceId: string, input: string): Promise<PreviousArtifact | undefined> {
-  const result = await getPool().query<PreviousArtifact>(
-    `SELECT input_sha256, etag, last_modified, artifact_path FROM source_run
-     WHERE source_id = $1 AND input = $2 AND outcome IN ('published', 'unchanged') AND input_sha256 IS NOT NULL
+  const result = await getPool().query<PreviousArtifact & { input: string | null }>(
+    `SELECT input, input_sha256, etag, last_modified, artifact_path FROM source_run
+     WHERE source_id = $1 AND outcome IN ('published', 'unchanged') AND input_sha256 IS NOT NULL
      ORDER BY finished_at DESC LIMIT 1`,
-    [sourceId, input],
+    [sourceId],
   );
-  return result.rows[0];
+  const last = result.rows[0];
+  if (!last) return undefined;
+  const sameInput = last.input === input;
+  return { input_sha256: last.input_sha256, etag: sameInput ? last.etag : null, last_modified: sameInput ? last.last_modified : null, artifact_path: sameInput ? last.artifact_path : null };
 }
 
 async function sha256File(filePath: string, onBytes: (bytes: number) => void): Promise<{ sha256: string; bytes: number }> {

@@ -11,3 +11,24 @@ export function throttledHeartbeat(intervalMs = 1000): (details: ProgressDetails
     Context.current().heartbeat(details);
   };
 }
+
+/**
+ * Heartbeats every few seconds while `work` runs, whether or not it reports progress: one long
+ * statement (a publish's merge, a COPY flush, a dataset's computation) must not look like a dead
+ * worker, and a dead worker must be noticed within the activity's heartbeat timeout, not its
+ * start-to-close timeout. `details` gives what each beat carries (a stage's resume position).
+ */
+export async function withHeartbeat<T>(work: () => Promise<T>, details: () => unknown = () => undefined, intervalMs = 5_000): Promise<T> {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return work(); // called outside an activity (a script or a test): nothing to heartbeat to
+  }
+  const timer = setInterval(() => context.heartbeat(details()), intervalMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}

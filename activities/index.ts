@@ -5,3 +5,4 @@ export { validateStaged } from './validate.js';
 export { publishStaged, dropStaging } from './publish.js';
 export { planDerive, deriveDataset, dropDerivedStaging } from './derive.js';
 export { dispatchEvents, attemptDelivery, failDelivery } from './deliveries.js';
+export { reconcileAbandonedRuns } from './reconcile.js';

@@ -82,13 +82,18 @@ export async function getSourceRunSummary(input: { runId: string; sourceId: stri
   return toSummary(result.rows[0]);
 }
 
-/** Closes the run: succeeded when no source failed, failed when all did, partial otherwise. */
+/**
+ * Closes the run: succeeded when no source failed, failed when all did, partial otherwise. A
+ * planned source with no entry (its run was abandoned before it started) counts as failed.
+ */
 export async function finishRun(input: { runId: string }): Promise<RunSummary> {
   const pool = getPool();
   const sources = await pool.query<SourceRunRow>(`SELECT ${SOURCE_RUN_COLUMNS} FROM source_run WHERE run_id = $1 ORDER BY source_id`, [input.runId]);
   const summaries = sources.rows.map(toSummary);
-  const failed = summaries.filter((s) => s.outcome === 'failed').length;
-  const outcome: RunOutcome = failed === 0 ? 'succeeded' : failed === summaries.length ? 'failed' : 'partial';
+  const planned = (await pool.query<{ n: number }>(`SELECT cardinality(sources) AS n FROM run WHERE run_id = $1`, [input.runId])).rows[0]?.n ?? 0;
+  const total = Math.max(planned, summaries.length);
+  const failed = summaries.filter((s) => s.outcome === 'failed').length + (total - summaries.length);
+  const outcome: RunOutcome = failed === 0 ? 'succeeded' : failed === total ? 'failed' : 'partial';
   const run = await pool.query<{ kind: RunSummary['kind']; duration_ms: number }>(
     `UPDATE run SET outcome = $2, finished_at = now() WHERE run_id = $1
      RETURNING kind, extract(epoch FROM finished_at - started_at) * 1000 AS duration_ms`,

@@ -3,7 +3,8 @@ import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import { getSource } from '../sources/registry.js';
 import type { ChangeCounts } from '../sources/source-adapter.js';
 import type { ValidatedSnapshot } from './types.js';
-import { stagingTableName } from './staging-table.js';
+import { assertStagingIntact, stagingTableName } from './staging-table.js';
+import { withHeartbeat } from './heartbeat.js';
 import { recordDuration } from './ledger.js';
 
 /**
@@ -11,7 +12,14 @@ import { recordDuration } from './ledger.js';
  * see the old register or the new one. A retry after a crash that happened after COMMIT finds
  * the ledger entry published and returns its counts instead of merging again.
  */
-export async function publishStaged(request: { runId: string; sourceId: string; snapshot: ValidatedSnapshot }): Promise<ChangeCounts> {
+type PublishRequest = { runId: string; sourceId: string; snapshot: ValidatedSnapshot };
+
+/** The merge is long statements in one transaction: heartbeats show the worker is alive. */
+export async function publishStaged(request: PublishRequest): Promise<ChangeCounts> {
+  return withHeartbeat(() => publish(request));
+}
+
+async function publish(request: PublishRequest): Promise<ChangeCounts> {
   const started = performance.now();
   const source = getSource(request.sourceId);
   const { stagingTable, scope } = request.snapshot;
@@ -31,6 +39,9 @@ export async function publishStaged(request: { runId: string; sourceId: string; 
       const { inserted, updated, deleted } = ledger.rows[0];
       return { inserted, updated, deleted };
     }
+    // Only what was validated is merged: after a database restart the staging table may be
+    // empty, and merging it would delete every live row in scope. Nothing else writes it now.
+    await assertStagingIntact(client, stagingTable, request.snapshot.fingerprint);
     const context = { client, stagingTable, runId: request.runId, sourceId: source.id };
     const merged = request.snapshot.increment && source.increment
       ? await source.increment.publishChanges(context, ledger.rows[0]?.position ?? {})

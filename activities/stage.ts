@@ -7,10 +7,11 @@ import { encodeCells } from '../lib/copy-text.js';
 import { CopyWriter } from '../lib/copy-writer.js';
 import { getSource } from '../sources/registry.js';
 import { openInput } from '../sources/formats/open-input.js';
+import { InputFormatError } from '../sources/formats/input-error.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
-import { throttledHeartbeat } from './heartbeat.js';
-import { createStagingSql, stagingColumnList, stagingTableName } from './staging-table.js';
+import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
+import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
 const REJECT_BATCH = 500;
@@ -31,13 +32,43 @@ async function insertRejects(client: pg.PoolClient, runId: string, sourceId: str
 }
 
 /**
- * Resets the staging table for this attempt. A retried attempt keeps the chunks an earlier
- * attempt committed (its last heartbeat says up to which file position) and drops the rest.
+ * Resets the staging table for this attempt and says from which file position it reads. A
+ * retried attempt keeps the chunks an earlier attempt committed (its last heartbeat says up to
+ * which position, and how many rows they hold) and drops the rest; but only when the table still
+ * holds exactly those rows on the same server start: crash recovery empties UNLOGGED tables, and
+ * a stage that resumed past the lost rows published a mix. Otherwise it starts over.
  */
-async function prepareStaging(client: pg.PoolClient, source: SourceAdapter, table: string, runId: string, committed: number): Promise<void> {
+async function prepareStaging(client: pg.PoolClient, source: SourceAdapter, table: string, runId: string, resume: ProgressDetails | undefined, startedAt: string): Promise<{ position: number; rows: number }> {
   await client.query(createStagingSql(source, table));
-  await client.query(`DELETE FROM ${table} WHERE src_pos > $1`, [committed]);
-  await client.query(`DELETE FROM source_reject WHERE run_id = $1 AND source_id = $2 AND position > $3`, [runId, source.id, committed]);
+  let position = resume?.committedPosition ?? 0;
+  let rows = resume?.committedRows ?? 0;
+  if (position > 0) {
+    const kept = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${table} WHERE src_pos <= $1`, [position]);
+    if (resume?.serverStartedAt !== startedAt || kept.rows[0].n !== rows) {
+      console.warn(`nordprop: ${source.id} run ${runId}: staging holds ${kept.rows[0].n} of the ${rows} rows committed before (database restarted?); staging again from the start`);
+      position = 0;
+      rows = 0;
+    }
+  }
+  await client.query(`DELETE FROM ${table} WHERE src_pos > $1`, [position]);
+  await client.query(`DELETE FROM source_reject WHERE run_id = $1 AND source_id = $2 AND position > $3`, [runId, source.id, position]);
+  return { position, rows };
+}
+
+/** Errors a source's parser raises are about the file: retrying reads the same bytes again. */
+async function* parsed<T>(records: AsyncIterable<T>, fileName: string): AsyncGenerator<T> {
+  const iterator = records[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<T>;
+    try {
+      next = await iterator.next();
+    } catch (error) {
+      if (error instanceof InputFormatError) throw error;
+      throw new InputFormatError(`cannot read ${fileName}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    }
+    if (next.done) return;
+    yield next.value;
+  }
 }
 
 /** Stream parse → normalize → reproject → COPY, in committed chunks so a retry resumes. */
@@ -48,25 +79,28 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
   const table = stagingTableName(source.id, request.runId);
   const columns = stagingColumnList(source);
   const resume = Context.current().info.heartbeatDetails as ProgressDetails | undefined;
-  const committedPosition = resume?.committedPosition ?? 0;
   const beat = throttledHeartbeat();
+  let latest: ProgressDetails | undefined = resume;
 
   const client = await getPool().connect();
   // Rejects go over their own connection: the main one is busy with COPY.
   const rejectClient = await getPool().connect();
   let failure: Error | undefined;
   try {
-    await prepareStaging(client, source, table, request.runId, committedPosition);
+    const startedAt = await serverStartedAt(client);
+    const kept = await prepareStaging(client, source, table, request.runId, resume, startedAt);
+    const committedPosition = kept.position;
     const input = await openInput(request.artifactPath, source.zipEntry);
     let rows = 0;
+    let rowsCommitted = kept.rows;
     let rejected = 0;
     let chunkRows = 0;
     let lastPosition = committedPosition;
     let lastCommitted = committedPosition;
     let pendingRejects: Reject[] = [];
     let chunk: CopyWriter | undefined;
-    const progress = (): ProgressDetails => ({
-      phase: 'stage', bytes: input.bytesRead(), totalBytes: input.totalBytes, rows, rejected, committedPosition: lastCommitted,
+    const progress = (): ProgressDetails => (latest = {
+      phase: 'stage', bytes: input.bytesRead(), totalBytes: input.totalBytes, rows, rejected, committedPosition: lastCommitted, committedRows: rowsCommitted, serverStartedAt: startedAt,
     });
     const flushRejects = async () => {
       await insertRejects(rejectClient, request.runId, source.id, pendingRejects);
@@ -77,31 +111,35 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
       await chunk?.end();
       chunk = undefined;
       await flushRejects();
+      rowsCommitted += chunkRows;
       chunkRows = 0;
       lastCommitted = lastPosition;
       beat(progress(), true);
     };
 
-    for await (const records of source.parse(input.stream, { fileName: input.fileName, artifactPath: request.artifactPath })) {
-      for (const record of records) {
-        if (record.position <= committedPosition) continue;
-        lastPosition = record.position;
-        if (record.kind === 'reject') {
-          rejected++;
-          pendingRejects.push(record);
-          continue;
+    // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
+    await withHeartbeat(async () => {
+      for await (const records of parsed(source.parse(input.stream, { fileName: input.fileName, artifactPath: request.artifactPath }), input.fileName)) {
+        for (const record of records) {
+          if (record.position <= committedPosition) continue;
+          lastPosition = record.position;
+          if (record.kind === 'reject') {
+            rejected++;
+            pendingRejects.push(record);
+            continue;
+          }
+          const cells = encodeCells(record.values);
+          chunk ??= new CopyWriter(client, `${table} (${columns})`);
+          // The row hash only detects change between snapshots; SHA-1's first 128 bits fit a uuid.
+          if (chunk.add(`${record.position}\t${cells}\t${hash('sha1', cells, 'hex').slice(0, 32)}\n`)) await chunk.flush();
+          rows++;
+          if (++chunkRows >= stageChunkRows) await commitChunk();
         }
-        const cells = encodeCells(record.values);
-        chunk ??= new CopyWriter(client, `${table} (${columns})`);
-        // The row hash only detects change between snapshots; SHA-1's first 128 bits fit a uuid.
-        if (chunk.add(`${record.position}\t${cells}\t${hash('sha1', cells, 'hex').slice(0, 32)}\n`)) await chunk.flush();
-        rows++;
-        if (++chunkRows >= stageChunkRows) await commitChunk();
+        if (pendingRejects.length >= REJECT_BATCH) await flushRejects();
+        beat(progress());
       }
-      if (pendingRejects.length >= REJECT_BATCH) await flushRejects();
-      beat(progress());
-    }
-    await commitChunk();
+      await commitChunk();
+    }, () => latest);
 
     const totals = await client.query<{ staged: number; rejected: number }>(
       `SELECT (SELECT count(*) FROM ${table}) AS staged,
@@ -112,7 +150,7 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
     await recordDuration(request.runId, source.id, 'stage', performance.now() - started, {
       staging_table: table, rows_read: staged + rejectedTotal, rows_staged: staged, rows_rejected: rejectedTotal,
     }, client);
-    return { stagingTable: table, rowsRead: staged + rejectedTotal, rowsStaged: staged, rowsRejected: rejectedTotal };
+    return { stagingTable: table, serverStartedAt: startedAt, rowsRead: staged + rejectedTotal, rowsStaged: staged, rowsRejected: rejectedTotal };
   } catch (error) {
     failure = error as Error;
     throw error;

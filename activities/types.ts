@@ -1,4 +1,5 @@
 import type { ChangeCounts, Country, PublishScope } from '../sources/source-adapter.js';
+import type { StagingFingerprint } from './staging-table.js';
 
 /** What workflows pass between activities: references and counts, never rows. */
 
@@ -30,6 +31,8 @@ export interface Artifact {
 
 export interface StagedSnapshot {
   stagingTable: string;
+  /** pg_postmaster_start_time() while staging: a restart since then may have emptied the (UNLOGGED) table. */
+  serverStartedAt: string;
   rowsRead: number;
   rowsStaged: number;
   rowsRejected: number;
@@ -39,6 +42,8 @@ export interface ValidatedSnapshot extends StagedSnapshot {
   rowsRepaired: number;
   liveRows: number;
   scope: PublishScope;
+  /** What the staging table held when validated; the publish merges only exactly that. */
+  fingerprint: StagingFingerprint;
   /** The staged rows are changes from the source's feed (see IncrementalFeed), not a snapshot. */
   increment?: boolean;
 }
@@ -78,4 +83,8 @@ export interface ProgressDetails {
   rejected: number;
   /** Stage: last file position whose rows are committed to staging. */
   committedPosition?: number;
+  /** Stage: how many staged rows those committed chunks hold, checked before resuming. */
+  committedRows?: number;
+  /** Stage: pg_postmaster_start_time() of the attempt; a retry after a restart starts over. */
+  serverStartedAt?: string;
 }

@@ -5,6 +5,8 @@ import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { getSource } from '../sources/registry.js';
 import type { PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
+import { withHeartbeat } from './heartbeat.js';
+import { serverStartedAt, stagingFingerprint, stagingLost } from './staging-table.js';
 import type { StagedSnapshot, ValidatedSnapshot } from './types.js';
 
 /** A snapshot that must not be published; the run fails and live data stays as it was. */
@@ -46,19 +48,32 @@ async function quarantineDuplicates(source: SourceAdapter, stagingTable: string,
   });
 }
 
-export async function validateStaged(request: {
-  runId: string;
-  sourceId: string;
-  input: string;
-  staged: StagedSnapshot;
-  force: boolean;
-}): Promise<ValidatedSnapshot> {
+type ValidateRequest = { runId: string; sourceId: string; input: string; staged: StagedSnapshot; force: boolean };
+
+/** Validation's statements run long on a national register: heartbeats show the worker is alive. */
+export async function validateStaged(request: ValidateRequest): Promise<ValidatedSnapshot> {
+  return withHeartbeat(() => validate(request));
+}
+
+/**
+ * A database restart since the stage may have emptied the UNLOGGED staging table (crash
+ * recovery resets them): validating what is left would judge, and publish, a snapshot that was
+ * never read. The workflow stages again.
+ */
+async function assertStagedOnThisServerStart(staged: StagedSnapshot): Promise<void> {
+  const now = await serverStartedAt(getPool());
+  if (now === staged.serverStartedAt && (await stagingFingerprint(getPool(), staged.stagingTable))) return;
+  throw stagingLost(`the database restarted after ${staged.stagingTable} was staged (at ${staged.serverStartedAt}, now ${now}); its rows may be lost, so the source is staged again`);
+}
+
+async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
   const started = performance.now();
   const config = loadConfig();
   const source = getSource(request.sourceId);
   const { stagingTable } = request.staged;
   const pool = getPool();
 
+  await assertStagedOnThisServerStart(request.staged);
   await quarantineDuplicates(source, stagingTable, request.runId);
   let rowsRepaired = 0;
   if (source.repairStaged) {
@@ -100,5 +115,8 @@ export async function validateStaged(request: {
       `snapshot has ${staged} rows against ${liveRows} live (${(((liveRows - staged) / liveRows) * 100).toFixed(1)}% fewer, over the ${(config.maxRowDrop * 100).toFixed(0)}% limit); rerun with --force if the drop is real`,
     );
   }
-  return { ...request.staged, rowsRead: read, rowsStaged: staged, rowsRejected: rejected, rowsRepaired, liveRows, scope, ...(increment ? { increment } : {}) };
+  // What the publish must find in staging, inside its transaction, to merge it.
+  const fingerprint = await stagingFingerprint(pool, stagingTable);
+  if (!fingerprint || fingerprint.rows !== staged) throw stagingLost(`${stagingTable} changed while it was validated (${fingerprint?.rows ?? 'no'} rows, ${staged} counted)`);
+  return { ...request.staged, rowsRead: read, rowsStaged: staged, rowsRejected: rejected, rowsRepaired, liveRows, scope, fingerprint, ...(increment ? { increment } : {}) };
 }

@@ -29,8 +29,14 @@ export type PoolUse = 'pipeline' | 'api' | 'api-lookup';
  * plan of their own values.
  */
 const API_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
+/**
+ * The pipeline's sessions notice within seconds that their client died (a worker killed mid
+ * publish): PostgreSQL otherwise runs the orphaned statement to its end, holding the publish
+ * lock and the live rows the next attempt needs.
+ */
+const PIPELINE_OPTIONS = '-c client_connection_check_interval=5000';
 export const SESSION_OPTIONS: Record<PoolUse, string | undefined> = {
-  pipeline: undefined,
+  pipeline: PIPELINE_OPTIONS,
   api: API_OPTIONS,
   'api-lookup': `${API_OPTIONS} -c plan_cache_mode=force_generic_plan`,
 };
@@ -47,6 +53,13 @@ export function getPool(databaseUrl = loadConfig().databaseUrl, use: PoolUse = '
     // is an error event on the pool: without a listener it would crash the whole process.
     // The pool discards that client; the next query opens a new one or fails on its own.
     pool.on('error', (error) => console.warn(`nordprop: idle database connection lost: ${error.message}`));
+    // A checked-out client whose server goes away (a restart mid-COPY) emits 'error' too, and the
+    // pool listens only while the client is idle: without this listener the worker process died
+    // of an unhandled 'error' event. The query in flight rejects with the same error, and the
+    // activity holding the client releases it as broken.
+    pool.on('connect', (client) => {
+      client.on('error', (error) => console.warn(`nordprop: database connection lost: ${error.message}`));
+    });
     pools.set(key, pool);
   }
   return pool;

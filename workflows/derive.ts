@@ -6,6 +6,8 @@ import type { Country } from '../sources/source-adapter.js';
 import { RUN_ID_KEY } from './search-attributes.js';
 import { formatRunId } from './run-id.js';
 import { dispatchPendingEvents } from './deliver-dispatch.js';
+import { describeFailure } from './describe-failure.js';
+import { finishWithOutcome } from './finish-run.js';
 
 // A dataset is one long set-based computation and one merge: no heartbeat progress to resume
 // from, so a retry computes again (idempotent: the publish checks the ledger first).
@@ -14,7 +16,7 @@ const { deriveDataset } = proxyActivities<typeof activities>({
   heartbeatTimeout: '2 minutes',
   retry: { maximumAttempts: 3, initialInterval: '10 seconds' },
 });
-const { planDerive, startSourceRun, finishSourceRun, dropDerivedStaging, getSourceRunSummary, finishRun } = proxyActivities<typeof activities>({
+const { planDerive, startSourceRun, finishSourceRun, dropDerivedStaging, getSourceRunSummary } = proxyActivities<typeof activities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumAttempts: 10 },
 });
@@ -30,12 +32,6 @@ export interface DeriveInput {
   asOf?: string;
   /** Skip each dataset whose inputs are unchanged since its last computation (the nightly refresh's default). */
   skipUnchanged?: boolean;
-}
-
-function describe(error: unknown): string {
-  let cause: unknown = error;
-  while (cause instanceof Error && cause.cause) cause = cause.cause;
-  return cause instanceof Error ? cause.message : String(cause);
 }
 
 export const deriveWorkflowId = (runId: string) => `derive-${runId}`;
@@ -58,7 +54,7 @@ export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummar
       return await deriveDataset(request);
     } catch (error) {
       if (isCancellation(error)) throw error;
-      await finishSourceRun({ runId, sourceId: step.ledgerId, outcome: 'failed', error: describe(error) });
+      await finishSourceRun({ runId, sourceId: step.ledgerId, outcome: 'failed', error: describeFailure(error) });
       await dropDerivedStaging(request);
       return getSourceRunSummary({ runId, sourceId: step.ledgerId });
     }
@@ -70,5 +66,5 @@ export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummar
     }),
   );
   await dispatchPendingEvents(); // webhooks for what the datasets changed (docs/webhooks.md)
-  return finishRun({ runId });
+  return finishWithOutcome(runId);
 }

@@ -1,13 +1,15 @@
-import { executeChild, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import { executeChild, isCancellation, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { RunKind, RunSummary } from '../activities/types.js';
 import type { Country } from '../sources/source-adapter.js';
 import { ingestSource } from './ingest-source.js';
 import { deriveDatasets, deriveWorkflowId } from './derive.js';
 import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from './search-attributes.js';
+import { finishWithOutcome } from './finish-run.js';
+import { describeFailure } from './describe-failure.js';
 import { formatRunId } from './run-id.js';
 
-const { planRun, startSourceRun, finishRun } = proxyActivities<typeof activities>({
+const { planRun, startSourceRun, finishSourceRun, dropStaging, reconcileAbandonedRuns } = proxyActivities<typeof activities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumAttempts: 10 },
 });
@@ -37,6 +39,8 @@ export const ingestWorkflowId = (sourceId: string, runId: string) => `ingest-${s
 
 async function runSources(kind: RunKind, runId: string, request: { country?: Country; sources?: string[]; force: boolean; input?: string; expectedSha256?: string }): Promise<RunSummary> {
   upsertSearchAttributes([{ key: RUN_ID_KEY, value: runId }]);
+  // Runs whose workflow was terminated left their ledger entries open and their staging behind.
+  await reconcileAbandonedRuns();
   const planned = await planRun({ runId, kind, workflowId: workflowInfo().workflowId, country: request.country, sources: request.sources, force: request.force });
   // Sources run side by side, one child workflow each; a source that reads another's publish
   // (its `dependsOn`) waits for it when both are in this run. A failed dependency does not
@@ -46,19 +50,27 @@ async function runSources(kind: RunKind, runId: string, request: { country?: Cou
     await Promise.resolve(); // let the loop below register every source before looking one up
     await Promise.all(dependsOn.map((dependency) => finished.get(dependency)).filter((p) => p !== undefined));
     await startSourceRun({ runId, sourceId, country });
-    return executeChild(ingestSource, {
-      workflowId: ingestWorkflowId(sourceId, runId),
-      args: [{ runId, sourceId, input: request.input, expectedSha256: request.expectedSha256, force: request.force }],
-      typedSearchAttributes: [
-        { key: SOURCE_KEY, value: sourceId },
-        { key: COUNTRY_KEY, value: country },
-        { key: RUN_ID_KEY, value: runId },
-      ],
-    });
+    try {
+      await executeChild(ingestSource, {
+        workflowId: ingestWorkflowId(sourceId, runId),
+        args: [{ runId, sourceId, input: request.input, expectedSha256: request.expectedSha256, force: request.force }],
+        typedSearchAttributes: [
+          { key: SOURCE_KEY, value: sourceId },
+          { key: COUNTRY_KEY, value: country },
+          { key: RUN_ID_KEY, value: runId },
+        ],
+      });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      // A failed source has recorded its failure; one whose workflow was terminated or timed
+      // out could not, and is closed here (finishSourceRun leaves a recorded outcome alone).
+      await finishSourceRun({ runId, sourceId, outcome: 'failed', error: `ingest workflow ended without finishing: ${describeFailure(error)}` });
+      await dropStaging({ runId, sourceId });
+    }
   };
   for (const source of planned) finished.set(source.sourceId, ingest(source));
   await Promise.all(finished.values());
-  return finishRun({ runId });
+  return finishWithOutcome(runId);
 }
 
 /** The nightly refresh (and `nordprop refresh`): every selected source from its configured input. */

@@ -5,4 +5,7 @@ export const SOURCE_KEY = defineSearchAttributeKey('NordpropSource', SearchAttri
 export const COUNTRY_KEY = defineSearchAttributeKey('NordpropCountry', SearchAttributeType.KEYWORD);
 export const RUN_ID_KEY = defineSearchAttributeKey('NordpropRunId', SearchAttributeType.KEYWORD);
 
-export const SEARCH_ATTRIBUTES = [SOURCE_KEY, COUNTRY_KEY, RUN_ID_KEY];
+/** A run's outcome once it ends (succeeded, partial, failed): last night's partial run is found by it. */
+export const OUTCOME_KEY = defineSearchAttributeKey('NordpropOutcome', SearchAttributeType.KEYWORD);
+
+export const SEARCH_ATTRIBUTES = [SOURCE_KEY, COUNTRY_KEY, RUN_ID_KEY, OUTCOME_KEY];

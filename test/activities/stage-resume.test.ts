@@ -33,6 +33,9 @@ const stagedRows = async (table: string) =>
 
 type StagedRun = Awaited<ReturnType<typeof stageArtifact>>;
 
+/** The last heartbeat an attempt sent once the chunk ending at `position` was committed. */
+const heartbeatAt = (heartbeats: ProgressDetails[], position: number) => heartbeats.filter((h) => h.committedPosition === position).at(-1)!;
+
 describe('stage resume', () => {
   it('heartbeats committed chunks, and a retry keeps them and re-stages only the rest', async () => {
     const heartbeats: ProgressDetails[] = [];
@@ -45,7 +48,7 @@ describe('stage resume', () => {
     const before = await stagedRows(staged.stagingTable);
 
     // The attempt "crashed" after the chunk ending at line 21 was committed.
-    const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: { phase: 'stage', bytes: 0, totalBytes: null, rows: 20, rejected: 0, committedPosition: 21 } });
+    const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: heartbeatAt(heartbeats, 21) });
     const resumed: StagedRun = await retry.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
     expect(resumed.rowsStaged).toBe(47);
     const after = await stagedRows(resumed.stagingTable);
@@ -53,5 +56,32 @@ describe('stage resume', () => {
     // Rows up to line 21 are the first attempt's, untouched; the rest were written again.
     expect(after.filter((r) => r.src_pos <= 21).map((r) => r.written_by)).toEqual(before.filter((r) => r.src_pos <= 21).map((r) => r.written_by));
     expect(after.filter((r) => r.src_pos > 21).every((r, i) => r.written_by !== before.filter((b) => b.src_pos > 21)[i].written_by)).toBe(true);
+  });
+
+  it('starts over when the rows its heartbeat says are committed are gone (crash recovery empties UNLOGGED tables)', async () => {
+    const heartbeats: ProgressDetails[] = [];
+    const first = new MockActivityEnvironment();
+    first.on('heartbeat', (details: ProgressDetails) => heartbeats.push(details));
+    const staged: StagedRun = await first.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    // What a restart with `-m immediate` leaves of an UNLOGGED table: nothing.
+    await getPool().query(`TRUNCATE ${staged.stagingTable}`);
+    const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: heartbeatAt(heartbeats, 21) });
+    const resumed: StagedRun = await retry.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    expect(resumed).toMatchObject({ rowsRead: 47, rowsStaged: 47 });
+    expect((await stagedRows(resumed.stagingTable)).map((r) => r.src_pos)).toEqual(Array.from({ length: 47 }, (_, i) => i + 2));
+  });
+
+  it('starts over when the database server restarted since the committed chunks', async () => {
+    const heartbeats: ProgressDetails[] = [];
+    const first = new MockActivityEnvironment();
+    first.on('heartbeat', (details: ProgressDetails) => heartbeats.push(details));
+    const staged: StagedRun = await first.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    const before = await stagedRows(staged.stagingTable);
+    const otherStart = { ...heartbeatAt(heartbeats, 21), serverStartedAt: '2000-01-01 00:00:00+00' };
+    const resumed: StagedRun = await new MockActivityEnvironment({ attempt: 2, heartbeatDetails: otherStart }).run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    expect(resumed.rowsStaged).toBe(47);
+    // Every row written again, none trusted from before the "restart".
+    const after = await stagedRows(resumed.stagingTable);
+    expect(after.every((r, i) => r.written_by !== before[i].written_by)).toBe(true);
   });
 });

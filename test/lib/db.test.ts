@@ -31,6 +31,19 @@ describe('getPool', () => {
     expect(await settings('pipeline')).toMatchObject({ parallel: defaults, application_name: 'nordprop' });
   });
 
+  it('survives the server dropping a connection an activity holds: the holder sees the error, the process lives on', async () => {
+    const pool = getPool(url);
+    const held = await pool.connect();
+    const pid = (await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    const lost = new Promise((resolve) => held.once('end', resolve));
+    // What a database restart does to every session: the held client's socket closes under it.
+    await getPool(url, 'api').query('SELECT pg_terminate_backend($1)', [pid]);
+    await lost;
+    await expect(held.query('SELECT 1')).rejects.toThrow();
+    held.release(true);
+    expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+  });
+
   it('keeps one pool per use', () => {
     expect(getPool(url, 'api')).toBe(getPool(url, 'api'));
     expect(getPool(url, 'api')).not.toBe(getPool(url));

@@ -5,6 +5,8 @@ import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { liveDigest, liveCount } from '../support/live-snapshot.js';
 import { runBackfill, sourceOf } from '../support/runs.js';
+import { ingestWorkflowId } from '../../workflows/refresh.js';
+import { OUTCOME_KEY } from '../../workflows/search-attributes.js';
 
 let pipeline: TestPipeline;
 
@@ -52,6 +54,12 @@ describe('backfill of the real Matrikkelen address extract', () => {
     expect(summary.outcome).toBe('failed');
     expect(sourceOf(summary, 'no-address').error).toMatch(/not a readable zip archive \(truncated or corrupt\?\)/);
     expect(await liveDigest(pipeline.pool)).toEqual(before);
+    // Where a data engineer looks first: the source's workflow failed, the run says so in a search attribute.
+    const child = await pipeline.client.workflow.getHandle(ingestWorkflowId('no-address', summary.runId)).describe();
+    expect(child.status.name).toBe('FAILED');
+    const parent = await pipeline.client.workflow.getHandle(`backfill-${summary.runId}`).describe();
+    expect(parent.status.name).toBe('COMPLETED');
+    expect(parent.typedSearchAttributes.get(OUTCOME_KEY)).toBe('failed');
   });
 
   it('fails a checksum mismatch before staging anything', async () => {
@@ -85,5 +93,16 @@ describe('backfill of the real Matrikkelen address extract', () => {
     const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-address', input: oslo });
     expect(sourceOf(summary, 'no-address')).toMatchObject({ outcome: 'published', inserted: 2, deleted: 0 });
     expect(await liveCount(pipeline.pool, 'address')).toBe(49);
+  });
+
+  it('judges a file unchanged against what live holds, not against the last run of the same path', async () => {
+    // Live holds the 40-row file now; the 47-row file was published before, from the same path it is read from now.
+    const shrunk = path.join(pipeline.dataDir, 'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.csv');
+    await writeFile(shrunk, await readFile(path.join(__dirname, '../fixtures/no/address/kristiansand-40-rows.csv'), 'utf8'));
+    await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-address', input: shrunk, force: true });
+    expect(await liveCount(pipeline.pool, 'address', 'NO')).toBe(40);
+    const reloaded = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-address', input: REAL_ADDRESS_ZIP });
+    expect(sourceOf(reloaded, 'no-address')).toMatchObject({ outcome: 'published', inserted: 7 });
+    expect(await liveCount(pipeline.pool, 'address', 'NO')).toBe(47);
   });
 });

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { stageArtifact } from '../../activities/stage.js';
+import { validateStaged } from '../../activities/validate.js';
+import { publishStaged } from '../../activities/publish.js';
+import type { StagedSnapshot, ValidatedSnapshot } from '../../activities/types.js';
+import { closePools, getPool } from '../../lib/db.js';
+import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
+import { createTestDatabase } from '../support/database.js';
+import { tableDigest } from '../support/live-snapshot.js';
+
+/**
+ * Crash recovery empties UNLOGGED staging tables. A publish retried after a database restart
+ * merged the emptied table and its anti-join deleted the whole live register, reporting success.
+ * The publish (and the validation) must find in staging exactly what was validated, or refuse.
+ */
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let run = 0;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  process.env.DATABASE_URL = database.url;
+});
+afterAll(async () => {
+  await closePools();
+  await database?.drop();
+});
+
+async function stageAndValidate(): Promise<{ runId: string; snapshot: ValidatedSnapshot }> {
+  const runId = `staging-lost-${run++}`;
+  await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
+  await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+  const activity = new MockActivityEnvironment();
+  const staged: StagedSnapshot = await activity.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+  const snapshot: ValidatedSnapshot = await activity.run(validateStaged, { runId, sourceId: 'no-address', input: REAL_ADDRESS_ZIP, staged, force: true });
+  return { runId, snapshot };
+}
+
+const publish = (runId: string, snapshot: ValidatedSnapshot) => new MockActivityEnvironment().run(publishStaged, { runId, sourceId: 'no-address', snapshot });
+
+describe('publish of a staging table that lost its rows', () => {
+  it('refuses an emptied staging table and leaves live as it was', async () => {
+    const first = await stageAndValidate();
+    await publish(first.runId, first.snapshot);
+    const live = await tableDigest(getPool(), 'address');
+    expect(live).toMatch(/^47:/);
+
+    const second = await stageAndValidate();
+    await getPool().query(`TRUNCATE ${second.snapshot.stagingTable}`); // what crash recovery does
+    await expect(publish(second.runId, second.snapshot)).rejects.toMatchObject({ type: 'StagingLost', message: expect.stringMatching(/holds 0 rows where 47 rows were checked/) });
+    expect(await tableDigest(getPool(), 'address')).toBe(live);
+    const ledger = await getPool().query(`SELECT outcome FROM source_run WHERE run_id = $1`, [second.runId]);
+    expect(ledger.rows[0].outcome).toBe('running');
+  });
+
+  it('refuses a staging table whose rows changed after validation', async () => {
+    const { runId, snapshot } = await stageAndValidate();
+    await getPool().query(`DELETE FROM ${snapshot.stagingTable} WHERE src_pos = (SELECT max(src_pos) FROM ${snapshot.stagingTable})`);
+    await getPool().query(`INSERT INTO ${snapshot.stagingTable} SELECT * FROM ${snapshot.stagingTable} LIMIT 1`);
+    await expect(publish(runId, snapshot)).rejects.toMatchObject({ type: 'StagingLost' });
+  });
+
+  it('refuses to validate a staging table staged before the database server last started', async () => {
+    const runId = `staging-lost-${run++}`;
+    await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
+    await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+    const activity = new MockActivityEnvironment();
+    const staged: StagedSnapshot = await activity.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    const beforeRestart = { ...staged, serverStartedAt: '2000-01-01 00:00:00+00' };
+    await expect(activity.run(validateStaged, { runId, sourceId: 'no-address', input: REAL_ADDRESS_ZIP, staged: beforeRestart, force: true })).rejects.toMatchObject({
+      type: 'StagingLost',
+      message: expect.stringMatching(/database restarted/),
+    });
+  });
+});
