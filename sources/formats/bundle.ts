@@ -7,7 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
-import { InputFormatError } from './input-error.js';
+import { InputFormatError, readFailure, readFrom } from './input-error.js';
+import { openZipEntry } from './zip-entry.js';
 import type { ParsedRecord } from '../source-adapter.js';
 
 /**
@@ -74,10 +75,8 @@ async function* zipMemberFiles(stream: Readable, name: string, dataFile: RegExp)
         seen.push(entry.fileName);
         if (!dataFile.test(entry.fileName)) continue;
         found++;
-        const current = entry;
-        const data = await new Promise<Readable>((resolve, reject) =>
-          zip.openReadStream(current, (error, opened) => (error ? reject(new InputFormatError(`cannot read ${current.fileName} in ${name}: ${error.message}`)) : resolve(opened))),
-        );
+        // Checked against the entry's CRC-32 and size as it ends (and on a reader's failure).
+        const { stream: data } = await openZipEntry(zip, entry, name);
         yield { fileName: path.basename(entry.fileName), stream: data };
         await drain(data);
       }
@@ -101,8 +100,17 @@ export async function* readBundle(input: Readable, fileName: string, options: { 
   }
   const extract = tar.extract();
   const source = /\.(tar\.gz|tgz)$/i.test(fileName) ? input.pipe(createGunzip()) : input;
-  source.on('error', (error) => extract.destroy(new InputFormatError(`${fileName} is not a readable tar bundle: ${error.message}`)));
+  // pipe() passes no error on: the input's (a corrupt zip entry) and gunzip's fail the
+  // extraction, and the catch below reports them.
+  if (source !== input) input.on('error', (error) => source.destroy(error));
+  source.on('error', (error) => extract.destroy(error));
   source.pipe(extract);
+  // A member cut short fails with streamx's "Stream was destroyed"; the extraction's own
+  // error ("Unexpected end of data") says what happened.
+  let extractError: unknown;
+  extract.on('error', (error: unknown) => {
+    extractError = error;
+  });
   let ordinal = 0;
   try {
     for await (const entry of extract) {
@@ -111,8 +119,12 @@ export async function* readBundle(input: Readable, fileName: string, options: { 
         entry.resume();
         continue;
       }
-      // tar-stream's entries are streamx streams; the parsers expect Node's.
-      const stream = Readable.from(entry);
+      // tar-stream's entries are streamx streams; the parsers expect Node's. A member cut
+      // short fails in its reader's hands, so its errors are translated here too; a member of
+      // a tar that was itself a zip entry is checked with that entry when its reader fails.
+      const member = ordinal + 1;
+      const bad = (error: unknown) => readFailure(extractError ?? error, { input, label: fileName, problem: 'is not a readable tar bundle (truncated or corrupt?)', at: `in member ${member} (${name})` });
+      const stream = readFrom(Readable.from(memberBytes(entry, bad)), input);
       if (/\.zip$/i.test(name)) {
         for await (const inner of zipMemberFiles(stream, name, options.dataFile)) yield { name: inner.fileName, ordinal: ordinal++, stream: inner.stream };
         continue;
@@ -121,10 +133,17 @@ export async function* readBundle(input: Readable, fileName: string, options: { 
       await drain(stream); // whatever the reader left unread
     }
   } catch (error) {
-    if (error instanceof InputFormatError) throw error;
-    throw new InputFormatError(`${fileName} is not a readable tar bundle (truncated or corrupt?): ${(error as Error).message}`);
+    throw await readFailure(error, { input, label: fileName, problem: 'is not a readable tar bundle (truncated or corrupt?)', at: `in member ${ordinal + 1}` });
   }
   if (ordinal === 0) throw new InputFormatError(`${fileName} holds no files`);
+}
+
+async function* memberBytes(entry: AsyncIterable<unknown>, bad: (error: unknown) => Promise<Error>): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of entry) yield chunk as Buffer;
+  } catch (error) {
+    throw await bad(error);
+  }
 }
 
 async function drain(stream: Readable): Promise<void> {

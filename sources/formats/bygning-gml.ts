@@ -10,7 +10,7 @@
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { localName } from './xml-name.js';
-import { InputFormatError } from './input-error.js';
+import { InputFormatError, readFailure } from './input-error.js';
 
 export type Fields = Record<string, string>;
 
@@ -110,6 +110,11 @@ class BygningParser {
   close(): void {
     this.sax.close();
     if (this.current) throw new InputFormatError(`building GML ends inside Bygning element ${this.current.position}`);
+  }
+
+  /** Where saxes is in the document, for a message. */
+  where(): string {
+    return `at line ${this.sax.line}, column ${this.sax.column}`;
   }
 
   private onText(text: string): void {
@@ -227,24 +232,32 @@ export async function* readBygningElements(input: AsyncIterable<Buffer | string>
   const feed = (text: string) => {
     for (let i = 0; i < text.length; i += PIECE) parser.write(text.slice(i, i + PIECE));
   };
-  for await (const chunk of input) {
-    let text: string;
-    try {
-      text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    } catch {
-      throw new InputFormatError(`building GML is not valid UTF-8 (invalid byte sequence after byte ${bytes}); re-encode the file as UTF-8`);
-    }
-    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    first = false;
-    if (typeof chunk !== 'string') bytes += chunk.length;
-    feed(text);
-    if (parser.out.length) yield parser.out.splice(0);
-  }
   try {
-    feed(decoder.decode());
-  } catch {
-    throw new InputFormatError('building GML is not valid UTF-8 (its last bytes are an incomplete sequence)');
+    for await (const chunk of input) {
+      let text: string;
+      try {
+        text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      } catch {
+        throw new InputFormatError(`building GML is not valid UTF-8 (invalid byte sequence after byte ${bytes}); re-encode the file as UTF-8`);
+      }
+      if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
+      if (typeof chunk !== 'string') bytes += chunk.length;
+      feed(text);
+      if (parser.out.length) yield parser.out.splice(0);
+    }
+    let tail: string;
+    try {
+      tail = decoder.decode();
+    } catch {
+      throw new InputFormatError('building GML is not valid UTF-8 (its last bytes are an incomplete sequence)');
+    }
+    feed(tail);
+    parser.close();
+  } catch (error) {
+    // Whatever stopped the reader (saxes, the decoder, the input stream), a damaged zip entry
+    // is reported as the damage; anything else as an InputFormatError with the position.
+    throw await readFailure(error, { input, label: 'building GML', problem: 'is malformed or truncated', at: parser.where() });
   }
-  parser.close();
   if (parser.out.length) yield parser.out.splice(0);
 }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';
-import { InputFormatError } from './input-error.js';
+import { InputFormatError, readFailure } from './input-error.js';
 
 /**
  * Quoted delimiter-separated text (Bolagsverket's `;` file with every field quoted, SCB's TAB
@@ -17,7 +17,7 @@ export type DelimitedLine =
 
 export async function* readDelimited(
   text: AsyncIterable<string>,
-  options: { delimiter: string; quote: string | false; batchSize?: number },
+  options: { delimiter: string; quote: string | false; batchSize?: number; /** The file, for the error message. */ label?: string },
 ): AsyncGenerator<DelimitedLine[]> {
   const batchSize = options.batchSize ?? 2000;
   let batch: DelimitedLine[] = [];
@@ -46,16 +46,24 @@ export async function* readDelimited(
   const source = Readable.from(text);
   source.on('error', (error) => parser.destroy(error));
   source.pipe(parser);
-  for await (const item of parser as AsyncIterable<{ record: string[]; raw: string; info: { lines: number } }>) {
-    if (skipped.length) {
-      batch.push(...skipped.filter((s) => s.line < item.info.lines));
-      skipped = skipped.filter((s) => s.line >= item.info.lines);
+  let line = 0;
+  try {
+    for await (const item of parser as AsyncIterable<{ record: string[]; raw: string; info: { lines: number } }>) {
+      line = item.info.lines;
+      if (skipped.length) {
+        batch.push(...skipped.filter((s) => s.line < item.info.lines));
+        skipped = skipped.filter((s) => s.line >= item.info.lines);
+      }
+      batch.push({ line: item.info.lines, fields: item.record, raw: item.raw.replace(/\r?\n$/, '') });
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
     }
-    batch.push({ line: item.info.lines, fields: item.record, raw: item.raw.replace(/\r?\n$/, '') });
-    if (batch.length >= batchSize) {
-      yield batch;
-      batch = [];
-    }
+  } catch (error) {
+    // csv-parse's own errors (those it does not skip as a record) carry the line they stopped at.
+    const at = Number((error as { lines?: unknown }).lines) || line + 1;
+    throw await readFailure(error, { input: text, label: options.label ?? 'delimited text', at: `at line ${at}` });
   }
   batch.push(...skipped);
   if (batch.length) yield batch;
@@ -82,41 +90,51 @@ export async function* readHeaderedRecords<C extends string>(
 ): AsyncGenerator<ParsedRecord[]> {
   let index: Map<C, number> | undefined;
   let width = 0;
-  for await (const lines of readDelimited(text, options)) {
-    const records: ParsedRecord[] = [];
-    for (const item of lines) {
-      if (item.error !== undefined) {
-        if (!index) throw new InputFormatError(`${options.label}: unreadable header line: ${item.error}`);
-        records.push({ kind: 'reject', position: item.line, reason: `unreadable line: ${item.error}`, raw: item.raw });
-        continue;
-      }
-      if (!index) {
-        const positions = new Map(item.fields.map((name, i) => [name.trim().toLowerCase(), i]));
-        const missing = options.required.filter((name) => !positions.has(name));
-        if (missing.length) {
-          throw new InputFormatError(`${options.label}: unknown header, missing column(s) ${missing.join(', ')}; expected ${options.expected}; got: ${item.fields.slice(0, 8).join(options.delimiter)}…`);
+  let adapterFailed = false;
+  try {
+    for await (const lines of readDelimited(text, options)) {
+      const records: ParsedRecord[] = [];
+      for (const item of lines) {
+        if (item.error !== undefined) {
+          if (!index) throw new InputFormatError(`${options.label}: unreadable header line: ${item.error}`);
+          records.push({ kind: 'reject', position: item.line, reason: `unreadable line: ${item.error}`, raw: item.raw });
+          continue;
         }
-        index = new Map([...options.required, ...options.optional].map((name) => [name, positions.get(name) ?? -1]));
-        width = item.fields.length;
-        continue;
+        if (!index) {
+          const positions = new Map(item.fields.map((name, i) => [name.trim().toLowerCase(), i]));
+          const missing = options.required.filter((name) => !positions.has(name));
+          if (missing.length) {
+            throw new InputFormatError(`${options.label}: unknown header, missing column(s) ${missing.join(', ')}; expected ${options.expected}; got: ${item.fields.slice(0, 8).join(options.delimiter)}…`);
+          }
+          index = new Map([...options.required, ...options.optional].map((name) => [name, positions.get(name) ?? -1]));
+          width = item.fields.length;
+          continue;
+        }
+        if (item.fields.length !== width) {
+          records.push({ kind: 'reject', position: item.line, reason: `row has ${item.fields.length} columns, the header has ${width}`, raw: item.raw });
+          continue;
+        }
+        const known = index;
+        const field = (column: C) => {
+          const i = known.get(column) ?? -1;
+          return i < 0 ? undefined : item.fields[i];
+        };
+        try {
+          records.push({ kind: 'row', position: item.line, values: options.toRow(field, item.line) });
+        } catch (error) {
+          if (!options.isRowProblem(error)) {
+            adapterFailed = true;
+            throw error;
+          }
+          records.push({ kind: 'reject', position: item.line, reason: error.message, raw: item.raw });
+        }
       }
-      if (item.fields.length !== width) {
-        records.push({ kind: 'reject', position: item.line, reason: `row has ${item.fields.length} columns, the header has ${width}`, raw: item.raw });
-        continue;
-      }
-      const known = index;
-      const field = (column: C) => {
-        const i = known.get(column) ?? -1;
-        return i < 0 ? undefined : item.fields[i];
-      };
-      try {
-        records.push({ kind: 'row', position: item.line, values: options.toRow(field, item.line) });
-      } catch (error) {
-        if (!options.isRowProblem(error)) throw error;
-        records.push({ kind: 'reject', position: item.line, reason: error.message, raw: item.raw });
-      }
+      if (records.length) yield records;
     }
-    if (records.length) yield records;
+    if (!index) throw new InputFormatError(`${options.label} is empty: no header line`);
+  } catch (error) {
+    // A header that is garbage because the zip entry is damaged is reported as the damage;
+    // an adapter's own failure (toRow) is passed on as it is otherwise.
+    throw await readFailure(error, { input: text, label: options.label, translate: !adapterFailed });
   }
-  if (!index) throw new InputFormatError(`${options.label} is empty: no header line`);
 }

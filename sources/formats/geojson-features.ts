@@ -2,7 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { pick } from 'stream-json/filters/pick.js';
 import { streamValues } from 'stream-json/streamers/stream-values.js';
 import { parseSrid, SUPPORTED_SRIDS } from '../geo/reproject.js';
-import { InputFormatError } from './input-error.js';
+import { InputFormatError, readFailure } from './input-error.js';
 
 /**
  * A GeoJSON FeatureCollection read as a stream with stream-json: one feature assembled at a
@@ -73,9 +73,10 @@ export async function* readGeoJsonFeatures(input: Readable, label: string): Asyn
         malformed: isFeature ? null : `feature ${position} is not a GeoJSON Feature object`,
       };
     }
+    if (!collection) throw new InputFormatError(`${label} is not a GeoJSON FeatureCollection (no "type": "FeatureCollection")`);
   } catch (error) {
-    if (error instanceof InputFormatError) throw error;
-    throw new InputFormatError(`${label} is not valid JSON (truncated or corrupt?): ${(error as Error).message}`);
+    // stream-json's syntax errors carry no offset: the position is the last feature read.
+    const at = position ? `after feature ${position}` : 'before its first feature';
+    throw await readFailure(error, { input, label, problem: 'is not valid JSON (truncated or corrupt?)', at });
   }
-  if (!collection) throw new InputFormatError(`${label} is not a GeoJSON FeatureCollection (no "type": "FeatureCollection")`);
 }

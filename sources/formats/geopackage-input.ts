@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ParseContext, ParsedRecord } from '../source-adapter.js';
+import { readFailure } from './input-error.js';
 import { GeoPackage, isSqliteFile, type GeoPackageFeature, type GeoPackageLayer } from './geopackage.js';
 
 export interface GeoPackageFile {
@@ -34,7 +35,8 @@ export async function geoPackageFile(input: Readable, context: ParseContext): Pr
     await pipeline(input, createWriteStream(target));
   } catch (error) {
     await cleanup();
-    throw error;
+    // A damaged zip entry or tar member fails here, before SQLite sees the file.
+    throw await readFailure(error, { input, label: context.fileName });
   }
   return { path: target, cleanup };
 }

@@ -12,7 +12,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { InputFormatError } from './input-error.js';
+import { InputFormatError, inputFormatError } from './input-error.js';
 import { readGpkgGeometry, type GpkgGeometryHeader } from './gpkg-blob.js';
 import type { WkbGeometry } from './wkb.js';
 
@@ -55,6 +55,16 @@ export interface GeoPackageFeature {
   error: string | null;
 }
 
+/**
+ * SQLite's own errors on the file (SQLITE_NOTADB "file is not a database", SQLITE_CORRUPT
+ * "database disk image is malformed", …) as the InputFormatError they are: the file is
+ * damaged, and no retry reads it better. Anything else (a misuse of the driver) is passed on.
+ */
+function sqliteFailure(error: unknown, label: string, at: string): Error {
+  if (!(error instanceof Database.SqliteError)) return error as Error;
+  return inputFormatError(error, { label, problem: 'is not a readable SQLite database (truncated or corrupt?)', at });
+}
+
 /** An SQLite identifier (table or column name from the file), quoted. */
 export const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -68,7 +78,7 @@ export class GeoPackage {
     try {
       db = new Database(filePath, { readonly: true, fileMustExist: true });
     } catch (error) {
-      throw new InputFormatError(`${label} cannot be opened as SQLite: ${(error as Error).message}`);
+      throw new InputFormatError(`${label} cannot be opened as SQLite: ${(error as Error).message}`, { original: error });
     }
     const gpkg = new GeoPackage(db, label);
     try {
@@ -81,22 +91,35 @@ export class GeoPackage {
     } catch (error) {
       db.close();
       if (error instanceof InputFormatError) throw error;
-      throw new InputFormatError(`${label} is not a readable SQLite database: ${(error as Error).message}`);
+      throw new InputFormatError(`${label} is not a readable SQLite database: ${(error as Error).message}`, { original: error });
     }
     return gpkg;
   }
 
+  /** Runs a query on the file; SQLite's errors become InputFormatErrors naming the file and `at`. */
+  private query<T>(at: string, run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      throw sqliteFailure(error, this.label, at);
+    }
+  }
+
   /** application_id says GeoPackage (GDAL and the OGC's own files set it). */
   get hasGeoPackageApplicationId(): boolean {
-    return APPLICATION_IDS.has(this.db.pragma('application_id', { simple: true }) as number);
+    return this.query('while reading its application_id', () => APPLICATION_IDS.has(this.db.pragma('application_id', { simple: true }) as number));
   }
 
   featureLayers(): string[] {
-    return this.db.prepare(`SELECT table_name FROM gpkg_contents WHERE data_type = 'features' ORDER BY table_name`).pluck().all() as string[];
+    return this.query('while listing its layers', () => this.db.prepare(`SELECT table_name FROM gpkg_contents WHERE data_type = 'features' ORDER BY table_name`).pluck().all() as string[]);
   }
 
   /** The feature layer `name`; with `expectedSrid`, InputFormatError unless it is in that EPSG CRS. */
   layer(name: string, expectedSrid?: number): GeoPackageLayer {
+    return this.query(`while reading layer "${name}"`, () => this.readLayer(name, expectedSrid));
+  }
+
+  private readLayer(name: string, expectedSrid?: number): GeoPackageLayer {
     const content = this.db
       .prepare(`SELECT table_name, min_x, min_y, max_x, max_y FROM gpkg_contents WHERE data_type = 'features' AND lower(table_name) = lower(?)`)
       .get(name) as { table_name: string; min_x: number | null; min_y: number | null; max_x: number | null; max_y: number | null } | undefined;
@@ -133,7 +156,7 @@ export class GeoPackage {
   }
 
   count(layer: GeoPackageLayer): number {
-    return this.db.prepare(`SELECT count(*) FROM ${quoteIdentifier(layer.table)}`).pluck().get() as number;
+    return this.query(`while counting layer "${layer.table}"`, () => this.db.prepare(`SELECT count(*) FROM ${quoteIdentifier(layer.table)}`).pluck().get() as number);
   }
 
   /**
@@ -143,14 +166,23 @@ export class GeoPackage {
   *features(layer: GeoPackageLayer, columns: string[] = layer.columns): Generator<GeoPackageFeature> {
     const unknown = columns.filter((c) => !layer.columns.includes(c));
     if (unknown.length) throw new InputFormatError(`${this.label}: layer "${layer.table}" has no column ${unknown.join(', ')} (columns: ${layer.columns.join(', ')})`);
-    const statement = this.db.prepare(
-      `SELECT ${[layer.idColumn, layer.geometryColumn, ...columns].map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(layer.table)} ORDER BY ${quoteIdentifier(layer.idColumn)}`,
+    const statement = this.query(`while reading layer "${layer.table}"`, () =>
+      this.db.prepare(
+        `SELECT ${[layer.idColumn, layer.geometryColumn, ...columns].map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(layer.table)} ORDER BY ${quoteIdentifier(layer.idColumn)}`,
+      ),
     );
-    for (const row of statement.iterate() as Iterable<Record<string, unknown>>) {
-      const blob = row[layer.geometryColumn];
-      const attributes: Record<string, unknown> = {};
-      for (const column of columns) attributes[column] = row[column];
-      yield { position: Number(row[layer.idColumn]), attributes, ...decode(blob, layer) };
+    let position: number | null = null;
+    try {
+      for (const row of statement.iterate() as Iterable<Record<string, unknown>>) {
+        const blob = row[layer.geometryColumn];
+        const attributes: Record<string, unknown> = {};
+        for (const column of columns) attributes[column] = row[column];
+        position = Number(row[layer.idColumn]);
+        yield { position, attributes, ...decode(blob, layer) };
+      }
+    } catch (error) {
+      // A damaged page shows only when the iteration reaches it.
+      throw sqliteFailure(error, this.label, `in layer "${layer.table}" ${position === null ? 'at its first row' : `after fid ${position}`}`);
     }
   }
 

@@ -1,6 +1,6 @@
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { InputFormatError } from './input-error.js';
+import { readFailure, readFrom } from './input-error.js';
 
 /**
  * Registers that serve gzipped files without saying so in the name (Brønnøysund's `lastned`
@@ -24,7 +24,7 @@ export async function peekBytes(input: Readable, count: number): Promise<{ head:
     if (head.length) yield head;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
-  return { head: head.subarray(0, count), stream: Readable.from(replay(), { objectMode: false }) };
+  return { head: head.subarray(0, count), stream: readFrom(Readable.from(replay(), { objectMode: false }), input) };
 }
 
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
@@ -34,15 +34,18 @@ export async function gunzipIfCompressed(input: Readable, label: string): Promis
   const { head, stream } = await peekBytes(input, 2);
   if (!head.equals(GZIP_MAGIC)) return stream;
   const gunzip = createGunzip({ chunkSize: 1 << 20 });
+  let compressed = 0;
+  stream.on('data', (chunk: Buffer) => {
+    compressed += chunk.length;
+  });
   pipeline(stream, gunzip, () => undefined); // an input error destroys gunzip, which the loop below sees
   async function* inflated(): AsyncGenerator<Buffer> {
     try {
       for await (const chunk of gunzip) yield chunk as Buffer;
     } catch (error) {
-      if (error instanceof InputFormatError) throw error;
       // zlib reports a cut-off file as "unexpected end of file" when the input ends.
-      throw new InputFormatError(`${label} is a truncated or corrupt gzip file: ${(error as Error).message}`);
+      throw await readFailure(error, { input, label, problem: 'is a truncated or corrupt gzip file', at: `after ${compressed} compressed bytes` });
     }
   }
-  return Readable.from(inflated(), { objectMode: false });
+  return readFrom(Readable.from(inflated(), { objectMode: false }), input);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { PROJECT_ROOT } from '../../lib/config.js';
+import { readFailure } from './input-error.js';
 import { readUnquotedLines } from './unquoted-csv.js';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';
 
@@ -66,7 +67,9 @@ export async function* readJsonLines<T>(
       try {
         batch.push({ kind: 'row', position: number, values: options.toRow(record as T, number) });
       } catch (error) {
-        if (!(error instanceof RecordError)) throw error;
+        // Not the record's fault as the adapter sees it; but garbage from a damaged zip entry
+        // is reported as the damage.
+        if (!(error instanceof RecordError)) throw await readFailure(error, { input, label: options.label, translate: false });
         reject(error.message);
       }
     }

@@ -7,6 +7,7 @@
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { localName } from './xml-name.js';
+import { InputFormatError, readFailure } from './input-error.js';
 import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from '../no/cadastre-id.js';
 import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid } from '../geo/reproject.js';
 
@@ -41,8 +42,6 @@ export interface TeigFeature {
   raw: string;
 }
 
-/** The input is not well-formed XML or not UTF-8; nothing after this point can be trusted. */
-export class TeigGmlError extends Error {}
 
 const RAW_CAP = 2000;
 /** Pieces fed to saxes at once; bounds how many finished records wait before being yielded. */
@@ -300,7 +299,7 @@ class TeigParser {
     });
     this.sax.on('error', (err) => {
       const detail = err.message.replace(/^\d+:\d+: /, '');
-      throw new TeigGmlError(
+      throw new InputFormatError(
         `Malformed or truncated GML at line ${this.sax.line}, column ${this.sax.column}: ${detail}`,
       );
     });
@@ -322,6 +321,11 @@ class TeigParser {
 
   close(): void {
     this.sax.close();
+  }
+
+  /** Where saxes is in the document, for a message. */
+  where(): string {
+    return `at line ${this.sax.line}, column ${this.sax.column}`;
   }
 
   /** Source text between absolute positions, as far as the recent pieces still hold it. */
@@ -801,11 +805,11 @@ function firstBadUtf8(bytes: Uint8Array): number {
   return -1;
 }
 
-function encodingError(byteOffset: number, declared: string | null): TeigGmlError {
+function encodingError(byteOffset: number, declared: string | null): InputFormatError {
   const hint = declared && !/^utf-?8$/i.test(declared)
     ? ` (the XML declaration says encoding="${declared}")`
     : ' (it looks like a single-byte encoding such as ISO-8859-1/Latin-1)';
-  return new TeigGmlError(
+  return new InputFormatError(
     `Teig GML is not valid UTF-8: invalid byte sequence at byte ${byteOffset}${hint}; re-encode the file as UTF-8`,
   );
 }
@@ -813,7 +817,8 @@ function encodingError(byteOffset: number, declared: string | null): TeigGmlErro
 /**
  * Streams `Teig` features out of a GML document, one record per Teig as soon as its end
  * tag has been read. Bad features become `reject` records; a document that is not
- * well-formed XML or not UTF-8 throws a TeigGmlError.
+ * well-formed XML or not UTF-8 throws an InputFormatError (the input is unusable: nothing
+ * after that point can be trusted).
  */
 export async function* readTeigFeatures(
   input: NodeJS.ReadableStream | AsyncIterable<Buffer | string>,
@@ -824,36 +829,42 @@ export async function* readTeigFeatures(
   let first = true;
   let declared: string | null = null;
 
-  for await (const chunk of input as AsyncIterable<Buffer | Uint8Array | string>) {
-    let text: string;
-    if (typeof chunk === 'string') {
-      text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
-    } else {
-      if (first) {
-        const head = Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.length, 200)).toString('latin1');
-        declared = /^(?:\uFEFF|ï»¿)?<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ?? null;
-      }
-      try {
-        text = decoder.decode(chunk, { stream: true });
-      } catch {
-        const at = firstBadUtf8(chunk);
-        throw encodingError(byteOffset + Math.max(0, at), declared);
-      }
-      byteOffset += chunk.length;
-    }
-    first = false;
-    for (let i = 0; i < text.length; i += PIECE) {
-      parser.write(text.length <= PIECE ? text : text.slice(i, i + PIECE));
-      if (parser.out.length > 0) yield* parser.out.splice(0);
-    }
-  }
-  let tail: string;
   try {
-    tail = decoder.decode();
-  } catch {
-    throw encodingError(byteOffset, declared);
+    for await (const chunk of input as AsyncIterable<Buffer | Uint8Array | string>) {
+      let text: string;
+      if (typeof chunk === 'string') {
+        text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+      } else {
+        if (first) {
+          const head = Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.length, 200)).toString('latin1');
+          declared = /^(?:\uFEFF|ï»¿)?<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ?? null;
+        }
+        try {
+          text = decoder.decode(chunk, { stream: true });
+        } catch {
+          const at = firstBadUtf8(chunk);
+          throw encodingError(byteOffset + Math.max(0, at), declared);
+        }
+        byteOffset += chunk.length;
+      }
+      first = false;
+      for (let i = 0; i < text.length; i += PIECE) {
+        parser.write(text.length <= PIECE ? text : text.slice(i, i + PIECE));
+        if (parser.out.length > 0) yield* parser.out.splice(0);
+      }
+    }
+    let tail: string;
+    try {
+      tail = decoder.decode();
+    } catch {
+      throw encodingError(byteOffset, declared);
+    }
+    if (tail) parser.write(tail);
+    parser.close();
+  } catch (error) {
+    // Whatever stopped the reader (saxes, the decoder, the input stream), a damaged zip entry
+    // is reported as the damage; anything else as an InputFormatError with the position.
+    throw await readFailure(error, { input, label: 'Teig GML', problem: 'is malformed or truncated', at: parser.where() });
   }
-  if (tail) parser.write(tail);
-  parser.close();
   if (parser.out.length > 0) yield* parser.out.splice(0);
 }

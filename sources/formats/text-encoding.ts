@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { InputFormatError } from './input-error.js';
+import { InputFormatError, readFailure, readFrom } from './input-error.js';
 
 /**
  * Register files come in two encodings (Bolagsverket UTF-8, SCB Latin-1) and each is easily
@@ -8,20 +8,33 @@ import { InputFormatError } from './input-error.js';
  */
 
 /** Decodes UTF-8 strictly: a Latin-1 file fails with the byte offset. A BOM is dropped. */
-export async function* utf8Text(input: Readable, label: string): AsyncGenerator<string> {
+export function utf8Text(input: Readable, label: string): AsyncGenerator<string> {
+  return readFrom(decodeUtf8(input, label), input);
+}
+
+async function* decodeUtf8(input: Readable, label: string): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let offset = 0;
   try {
     for await (const chunk of input) {
-      const text = decoder.decode(chunk as Buffer, { stream: true });
+      let text: string;
+      try {
+        text = decoder.decode(chunk as Buffer, { stream: true });
+      } catch (error) {
+        throw new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${(error as Error).message}`);
+      }
       offset += (chunk as Buffer).length;
       if (text) yield text;
     }
-    const rest = decoder.decode();
+    let rest: string;
+    try {
+      rest = decoder.decode();
+    } catch (error) {
+      throw new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${(error as Error).message}`);
+    }
     if (rest) yield rest;
   } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    throw new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${error.message}`);
+    throw await readFailure(error, { input, label, at: `at byte ${offset}` });
   }
 }
 
@@ -39,19 +52,27 @@ function utf8PairAt(bytes: Buffer): number {
 }
 
 /** Decodes Latin-1 (ISO 8859-1); a file that is really UTF-8 fails instead of turning `ö` into `Ã¶`. */
-export async function* latin1Text(input: Readable, label: string): AsyncGenerator<string> {
+export function latin1Text(input: Readable, label: string): AsyncGenerator<string> {
+  return readFrom(decodeLatin1(input, label), input);
+}
+
+async function* decodeLatin1(input: Readable, label: string): AsyncGenerator<string> {
   let offset = 0;
   let carry: number | null = null;
-  for await (const chunk of input) {
-    const bytes = chunk as Buffer;
-    const probe = carry === null ? bytes : Buffer.concat([Buffer.from([carry]), bytes]);
-    const at = utf8PairAt(probe);
-    if (at >= 0) {
-      const where = offset + at - (carry === null ? 0 : 1);
-      throw new InputFormatError(`${label} looks UTF-8 encoded (bytes ${probe.subarray(at, at + 2).toString('hex')} near byte ${where}), but this file is delivered in Latin-1; refusing to load it as mojibake`);
+  try {
+    for await (const chunk of input) {
+      const bytes = chunk as Buffer;
+      const probe = carry === null ? bytes : Buffer.concat([Buffer.from([carry]), bytes]);
+      const at = utf8PairAt(probe);
+      if (at >= 0) {
+        const where = offset + at - (carry === null ? 0 : 1);
+        throw new InputFormatError(`${label} looks UTF-8 encoded (bytes ${probe.subarray(at, at + 2).toString('hex')} near byte ${where}), but this file is delivered in Latin-1; refusing to load it as mojibake`);
+      }
+      carry = bytes.length ? bytes[bytes.length - 1] : carry;
+      offset += bytes.length;
+      yield bytes.toString('latin1');
     }
-    carry = bytes.length ? bytes[bytes.length - 1] : carry;
-    offset += bytes.length;
-    yield bytes.toString('latin1');
+  } catch (error) {
+    throw await readFailure(error, { input, label, at: `at byte ${offset}` });
   }
 }

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { InputFormatError } from './input-error.js';
+import { InputFormatError, readFailure } from './input-error.js';
 
 /**
  * Reads delimiter-separated text that has no quoting at all, as Kartverket's Matrikkelen CSV
@@ -43,21 +43,26 @@ export async function* readUnquotedLines(input: Readable, options: { delimiter: 
     if (line !== '') batch.push({ number, fields: line.split(delimiter), text: line });
   };
 
-  for await (const chunk of input) {
-    const text = carry + decode(chunk as Buffer);
-    offset += (chunk as Buffer).length;
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      take(text.slice(start, end));
-      start = end + 1;
+  try {
+    for await (const chunk of input) {
+      const text = carry + decode(chunk as Buffer);
+      offset += (chunk as Buffer).length;
+      let start = 0;
+      for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+        take(text.slice(start, end));
+        start = end + 1;
+      }
+      carry = text.slice(start);
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
     }
-    carry = text.slice(start);
-    if (batch.length >= batchSize) {
-      yield batch;
-      batch = [];
-    }
+    const last = carry + decode();
+    if (last !== '') take(last);
+  } catch (error) {
+    // A damaged zip entry is reported as such, not as the encoding error its garbage causes.
+    throw await readFailure(error, { input, label, at: `at line ${number + 1}` });
   }
-  const last = carry + decode();
-  if (last !== '') take(last);
   if (batch.length) yield batch;
 }
