@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { closePools } from '../lib/db.js';
 import { startRun } from './commands/run-workflow.js';
 import { listRuns, showRun } from './commands/runs.js';
@@ -15,12 +15,24 @@ import { SOURCES } from '../sources/registry.js';
 import { deriveCommand } from './commands/derive.js';
 import { DEFAULT_TENANT_REPORT, evaluateTenantsCommand } from './commands/evaluate-tenants.js';
 import { DATASET_IDS } from '../derive/registry.js';
+import { MIN_SCALE, SAMPLE_PROFILES } from '../sample/profile.js';
+import { TIER_NAMES } from '../api/auth/tiers.js';
+import {
+  calendarDate, datasetId, decimal, duration, existingFolder, inputPathOrUrl, latitude, longitude, many, outputFile, outputFolder,
+  positiveWholeNumber, scopes, sha256Hex, sourceId, tcpPort, uuid, wholeNumber,
+} from './arguments.js';
+import { DEFAULT_RECONNECT_TIMEOUT_MS } from './wait-for-run.js';
+
+/** Exit code of a command line that cannot be run (unknown option, bad value): nothing was started. */
+const USAGE = 2;
 
 const program = new Command('nordprop')
   .description('Nordic property registers into PostGIS, kept fresh by Temporal workflows')
-  .showHelpAfterError()
+  .showHelpAfterError('(add --help for the options)')
   // Options after a sub-command belong to it (`runs show ID --json`), not to `runs`.
-  .enablePositionalOptions();
+  .enablePositionalOptions()
+  // Commander's errors are thrown (and their exit code set below) instead of exiting, so the pools close.
+  .exitOverride();
 
 let exitCode = 0;
 const run = (action: (...args: any[]) => Promise<number>) => async (...args: any[]) => {
@@ -28,6 +40,14 @@ const run = (action: (...args: any[]) => Promise<number>) => async (...args: any
 };
 const json = () => new Option('--json', 'machine-readable output');
 const sourceIds = SOURCES.map((s) => s.id).join(', ');
+const country = (description: string) => new Option('--country <country>', description).choices(['NO', 'SE']);
+// As lib/config.ts reads the environment: an empty variable is an unset one.
+if (process.env.NORDPROP_RECONNECT_TIMEOUT === '') delete process.env.NORDPROP_RECONNECT_TIMEOUT;
+const reconnectTimeout = () =>
+  new Option('--reconnect-timeout <duration>', 'with --wait: how long to keep retrying a Temporal server that stops answering, e.g. 90s, 10m, 1h')
+    .env('NORDPROP_RECONNECT_TIMEOUT')
+    .argParser(duration)
+    .default(DEFAULT_RECONNECT_TIMEOUT_MS, '10m');
 
 program
   .command('setup')
@@ -39,41 +59,48 @@ program
 program
   .command('refresh')
   .description('ingest sources from their configured inputs (what the nightly schedule runs)')
-  .addOption(new Option('--country <country>', 'only this country').choices(['NO', 'SE']))
-  .option('--source <id...>', `only these sources (${sourceIds})`)
+  .addOption(country('only this country'))
+  .addOption(new Option('--source <id...>', `only these sources (${sourceIds})`).argParser(many(sourceId)))
   .option('--force', 'publish even if the snapshot shrank by more than 10%, and reload unchanged inputs')
   .option('--wait', 'wait for the run, showing progress, and print its summary')
+  .addOption(reconnectTimeout())
   .addOption(json())
   .action(
-    run((o) =>
-      startRun({
+    run((o, command: Command) => {
+      const foreign = SOURCES.filter((s) => o.country && o.source?.includes(s.id) && s.country !== o.country).map((s) => s.id);
+      if (foreign.length) command.error(`error: --source ${foreign.join(', ')}: not a source of --country ${o.country}`, { exitCode: USAGE });
+      return startRun({
         workflow: 'nightlyRefresh',
         workflowIdPrefix: 'refresh',
         args: { country: o.country, sources: o.source, force: !!o.force },
         sources: { country: o.country, sources: o.source },
         wait: !!o.wait,
+        reconnectTimeoutMs: o.reconnectTimeout,
         json: !!o.json,
-      }),
-    ),
+      });
+    }),
   );
 
 program
   .command('backfill')
   .description('ingest one source from an explicit file or URL')
-  .requiredOption('--source <id>', `the source (${sourceIds})`)
-  .requiredOption('--input <pathOrUrl>', 'file path or http(s) URL of the register extract')
-  .option('--sha256 <hex>', 'fail unless the input has this checksum')
+  .addOption(new Option('--source <id>', `the source (${sourceIds})`).argParser(sourceId).makeOptionMandatory())
+  .addOption(new Option('--input <pathOrUrl>', 'file path (or file: URL) or http(s) URL of the register extract').argParser(inputPathOrUrl).makeOptionMandatory())
+  .addOption(new Option('--sha256 <hex>', 'fail unless the input has this checksum (64 hex digits)').argParser(sha256Hex))
   .option('--force', 'publish even if the snapshot shrank by more than 10%, and reload an unchanged input')
   .option('--wait', 'wait for the run, showing progress, and print its summary')
+  .addOption(reconnectTimeout())
   .addOption(json())
   .action(
     run((o) =>
       startRun({
         workflow: 'backfill',
         workflowIdPrefix: 'backfill',
-        args: { sourceId: o.source, input: /^https?:/.test(o.input) ? o.input : new URL(o.input, `file://${process.cwd()}/`).pathname, expectedSha256: o.sha256, force: !!o.force },
+        // --input is an http(s) URL or an absolute path (cli/arguments.ts), never a path turned into a URL.
+        args: { sourceId: o.source, input: o.input, expectedSha256: o.sha256, force: !!o.force },
         sources: { sources: [o.source] },
         wait: !!o.wait,
+        reconnectTimeoutMs: o.reconnectTimeout,
         json: !!o.json,
       }),
     ),
@@ -82,37 +109,41 @@ program
 program
   .command('derive')
   .description('compute the derived datasets (what the nightly refresh runs after its sources)')
-  .option('--dataset <id...>', `only these datasets (${DATASET_IDS.join(', ')}); repeatable`)
-  .addOption(new Option('--country <country>', 'only this country').choices(['NO', 'SE']))
-  .option('--as-of <date>', 'the day to compute for, YYYY-MM-DD (default today)')
+  .addOption(new Option('--dataset <id...>', `only these datasets (${DATASET_IDS.join(', ')}); repeatable`).argParser(many(datasetId)))
+  .addOption(country('only this country'))
+  .addOption(new Option('--as-of <date>', 'the day to compute for, YYYY-MM-DD (default today)').argParser(calendarDate))
   .option('--wait', 'wait for the run and print its summary')
+  .addOption(reconnectTimeout())
   .addOption(json())
-  .action(run((o) => deriveCommand({ datasets: o.dataset, country: o.country, asOf: o.asOf, wait: !!o.wait, json: !!o.json })));
+  .action(
+    run((o) => deriveCommand({ datasets: o.dataset, country: o.country, asOf: o.asOf, wait: !!o.wait, reconnectTimeoutMs: o.reconnectTimeout, json: !!o.json })),
+  );
 
 program
   .command('evaluate-tenants')
   .description('score the tenants against the truth of the sample the store was loaded from, and write the report (docs/derived/tenant-evaluation.md)')
-  .requiredOption('--sample <dir>', 'the sample folder the store was loaded from (its manifest names seed and size)')
-  .option('--out <file>', 'write the report here (- for none)', DEFAULT_TENANT_REPORT)
+  .addOption(new Option('--sample <dir>', 'the sample folder the store was loaded from (its manifest names seed and size)').argParser(existingFolder).makeOptionMandatory())
+  .addOption(new Option('--out <file>', 'write the report here (- for none)').argParser(outputFile).default(DEFAULT_TENANT_REPORT))
   .addOption(json())
   .action(run((o) => evaluateTenantsCommand({ sample: o.sample, out: o.out, json: !!o.json })));
 
 const runs = program
   .command('runs')
   .description('list recent runs from the run ledger')
-  .option('--limit <n>', 'how many', '20')
+  .addOption(new Option('--limit <n>', 'how many').argParser(wholeNumber({ min: 1, max: 10_000 })).default(20))
   .addOption(json())
-  .action(run((o) => listRuns({ limit: Number(o.limit), json: !!o.json })));
+  .action(run((o) => listRuns({ limit: o.limit, json: !!o.json })));
 runs
   .command('show <runId>')
   .description('one run: per source counts, phases, errors, and its rejected rows')
-  .option('--rejects <n>', 'how many rejected rows to list', '20')
+  .addOption(new Option('--rejects <n>', 'how many rejected rows to list').argParser(wholeNumber({ min: 0, max: 100_000 })).default(20))
   .addOption(json())
-  .action(run((runId, o) => showRun(runId, { json: !!o.json, rejects: Number(o.rejects) })));
+  .action(run((runId, o) => showRun(runId, { json: !!o.json, rejects: o.rejects })));
 
 program
-  .command('schedule <action>')
+  .command('schedule')
   .description('the nightly schedule: create | describe | pause | unpause | trigger')
+  .addArgument(new Argument('<action>', 'what to do').choices(['create', 'describe', 'pause', 'unpause', 'trigger']))
   .addOption(json())
   .action(run((action, o) => scheduleCommand(action, { json: !!o.json })));
 
@@ -124,10 +155,10 @@ program
 program
   .command('sample')
   .description('write deterministic sample registers in the real formats')
-  .requiredOption('--out <dir>', 'output folder')
-  .option('--parcels <n>', 'parcels profile: Norwegian parcels and Swedish properties (≈3.4 addresses per parcel, mostly towns; default 5000)')
-  .option('--profile <name>', 'parcels (default) or national: each register at its national size (2.6 M Norwegian addresses, 8 M Swedish buildings, …)')
-  .option('--scale <s>', 'national profile: fraction of national size, e.g. 0.1 (default 1)')
+  .addOption(new Option('--out <dir>', 'output folder').argParser(outputFolder).makeOptionMandatory())
+  .addOption(new Option('--parcels <n>', 'parcels profile: Norwegian parcels and Swedish properties (≈3.4 addresses per parcel, mostly towns; default 5000)').argParser(positiveWholeNumber))
+  .addOption(new Option('--profile <name>', 'parcels (default) or national: each register at its national size (2.6 M Norwegian addresses, 8 M Swedish buildings, …)').choices(SAMPLE_PROFILES))
+  .addOption(new Option('--scale <s>', 'national profile: fraction of national size, e.g. 0.1 (default 1)').argParser(decimal({ min: MIN_SCALE, max: 1, what: `a fraction of national size from ${MIN_SCALE} to 1` })))
   .option('--seed <seed>', 'random seed', 'nordprop')
   .addOption(json())
   .action(run((o) => sampleCommand({ out: o.out, parcels: o.parcels, profile: o.profile, scale: o.scale, seed: o.seed, json: !!o.json })));
@@ -135,18 +166,18 @@ program
 program
   .command('lookup')
   .description('the parcel and property covering a WGS84 coordinate, with its addresses')
-  .requiredOption('--lat <lat>', 'latitude, WGS84 degrees')
-  .requiredOption('--lon <lon>', 'longitude, WGS84 degrees')
-  .addOption(new Option('--country <country>', 'country').choices(['NO', 'SE']).default('NO'))
+  .addOption(new Option('--lat <lat>', 'latitude, WGS84 degrees').argParser(latitude).makeOptionMandatory())
+  .addOption(new Option('--lon <lon>', 'longitude, WGS84 degrees').argParser(longitude).makeOptionMandatory())
+  .addOption(country('country').default('NO'))
   .addOption(json())
   .action(run((o) => lookupCommand({ lat: o.lat, lon: o.lon, country: o.country, json: !!o.json })));
 
 program
   .command('evaluate-valuations')
   .description('judge the valuation model on held-out sales and write the report (docs/derived/valuation-evaluation.md)')
-  .addOption(new Option('--country <country>', 'only this country').choices(['NO', 'SE']))
-  .option('--as-of <date>', 'value as of this day (YYYY-MM-DD)', new Date().toISOString().slice(0, 10))
-  .option('--out <file>', 'write the report here (- for none)', DEFAULT_EVALUATION_REPORT)
+  .addOption(country('only this country'))
+  .addOption(new Option('--as-of <date>', 'value as of this day (YYYY-MM-DD)').argParser(calendarDate).default(new Date().toISOString().slice(0, 10)))
+  .addOption(new Option('--out <file>', 'write the report here (- for none)').argParser(outputFile).default(DEFAULT_EVALUATION_REPORT))
   .option('--sample <text>', 'what the database holds, for the report', 'on the registers loaded in the database')
   .addOption(json())
   .action(run((o) => evaluateValuationsCommand({ country: o.country, asOf: o.asOf, out: o.out, sample: o.sample, json: !!o.json })));
@@ -154,19 +185,21 @@ program
 program
   .command('api')
   .description('serve the REST API on PORT (default 8080) until interrupted')
-  .option('--port <port>', 'listen on this port instead of PORT')
+  .addOption(new Option('--port <port>', 'listen on this port instead of PORT').argParser(tcpPort))
   .action(run((o) => apiCommand({ port: o.port })));
 
 const clients = program.command('clients').description('API clients (OAuth 2.0 client credentials)');
 clients
   .command('create')
   .description('issue a client id and secret (the secret is shown once)')
-  .requiredOption('--scopes <scopes>', 'space-delimited: properties.read companies.read owners.read areas.read subscriptions.write')
-  .option('--tier <tier>', 'sandbox | basic | standard | enterprise', 'basic')
+  .addOption(
+    new Option('--scopes <scopes>', 'space-delimited: properties.read companies.read owners.read areas.read subscriptions.write').argParser(scopes).makeOptionMandatory(),
+  )
+  .addOption(new Option('--tier <tier>', 'the default limits').choices(TIER_NAMES).default('basic'))
   .option('--sandbox', 'test credentials: demo properties only')
   .option('--name <name>', 'who the client is for')
-  .option('--daily-limit <n>', 'calls per UTC day (default: the tier\'s)')
-  .option('--burst-limit <n>', 'requests per second (default: the tier\'s)')
+  .addOption(new Option('--daily-limit <n>', 'calls per UTC day (default: the tier\'s)').argParser(positiveWholeNumber))
+  .addOption(new Option('--burst-limit <n>', 'requests per second (default: the tier\'s)').argParser(positiveWholeNumber))
   .addOption(json())
   .action(
     run((o) =>
@@ -182,12 +215,13 @@ clients
 const deliveries = program
   .command('deliveries')
   .description('webhook deliveries, newest first: event, subscription (and its status), state, attempts')
-  .option('--subscription <id>', 'only this subscription (also once deleted)')
-  .option('--limit <n>', 'how many', '50')
+  .addOption(new Option('--subscription <id>', 'only this subscription (also once deleted)').argParser(uuid))
+  .addOption(new Option('--limit <n>', 'how many').argParser(wholeNumber({ min: 1, max: 10_000 })).default(50))
   .addOption(json())
-  .action(run((o) => listDeliveriesCommand({ subscription: o.subscription, limit: Number(o.limit), json: !!o.json })));
+  .action(run((o) => listDeliveriesCommand({ subscription: o.subscription, limit: o.limit, json: !!o.json })));
 deliveries
-  .command('show <eventId>')
+  .command('show')
+  .addArgument(new Argument('<eventId>', 'the event id (a UUID)').argParser(uuid))
   .description('one delivery and each of its attempts')
   .addOption(json())
   .action(run((eventId, o) => showDeliveryCommand(eventId, { json: !!o.json })));
@@ -200,8 +234,13 @@ deliveries
 try {
   await program.parseAsync();
 } catch (error) {
-  console.error(`nordprop: ${(error as Error).message}`);
-  exitCode = 1;
+  if (error instanceof CommanderError) {
+    // Commander has printed the message (or the help, or the version: exit code 0).
+    exitCode = error.exitCode === 0 ? 0 : USAGE;
+  } else {
+    console.error(`nordprop: ${(error as Error).message}`);
+    exitCode = 1;
+  }
 } finally {
   await closePools();
 }

@@ -13,12 +13,26 @@ function readDetails(description: Awaited<ReturnType<ReturnType<Client['workflow
   return undefined;
 }
 
+export interface Progress {
+  /** A line for the user, above the bars while they are shown (stderr otherwise). */
+  log(line: string): void;
+  /** Updates the bars until `until` settles, then leaves them as they are. */
+  follow(until: Promise<unknown>): Promise<void>;
+}
+
 /**
- * Shows one bar per source, fed by the heartbeats of its ingest workflow's running activity
- * (bytes of the file, rows so far). Stops when `until` settles.
+ * One bar per source, fed by the heartbeats of its ingest workflow's running activity (bytes of
+ * the file, rows so far). Only on a terminal; elsewhere `follow` just waits. A server that does
+ * not answer leaves the bars as they were until it answers again: every poll has a short
+ * deadline and its failure is ignored.
  */
-export async function showProgress(client: Client, children: { sourceId: string; workflowId: string }[], until: Promise<unknown>): Promise<void> {
-  if (!process.stderr.isTTY) return;
+export function createProgress(client: Client, children: { sourceId: string; workflowId: string }[]): Progress {
+  if (!process.stderr.isTTY || !children.length) {
+    return {
+      log: (line) => console.error(line),
+      follow: (until) => until.then(() => undefined, () => undefined),
+    };
+  }
   const bars = new cliProgress.MultiBar(
     {
       format: ' {source} |{bar}| {phase} {mb}/{totalMb} MB | {rows} rows, {rejected} rejected',
@@ -33,13 +47,11 @@ export async function showProgress(client: Client, children: { sourceId: string;
     child,
     bar: bars.create(1, 0, { source: child.sourceId.padEnd(width), phase: 'waiting', mb: '0', totalMb: '?', rows: 0, rejected: 0 }),
   }));
-  let settled = false;
-  until.finally(() => (settled = true)).catch(() => undefined);
-  while (!settled) {
-    await Promise.all(
-      entries.map(async ({ child, bar }) => {
-        const description = await client.workflow.getHandle(child.workflowId).describe().catch(() => undefined);
-        if (!description) return;
+  let stopped = false;
+  const poll = ({ child, bar }: (typeof entries)[number]) =>
+    client.connection
+      .withDeadline(Date.now() + 2000, () => client.workflow.getHandle(child.workflowId).describe())
+      .then((description) => {
         if (description.status.name !== 'RUNNING') {
           bar.update(bar.getTotal(), { phase: description.status.name.toLowerCase() });
           return;
@@ -55,9 +67,23 @@ export async function showProgress(client: Client, children: { sourceId: string;
           rows: details.rows,
           rejected: details.rejected,
         });
-      }),
-    );
-    await Promise.race([until.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500))]);
-  }
-  bars.stop();
+      })
+      // Not started yet, or the server does not answer: keep the bar as it is.
+      .catch(() => undefined);
+  return {
+    log: (line) => (stopped ? console.error(line) : bars.log(`${line}\n`)),
+    async follow(until) {
+      let settled = false;
+      until.finally(() => (settled = true)).catch(() => undefined);
+      try {
+        while (!settled) {
+          await Promise.all(entries.map(poll));
+          await Promise.race([until.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500))]);
+        }
+      } finally {
+        stopped = true;
+        bars.stop();
+      }
+    },
+  };
 }

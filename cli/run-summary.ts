@@ -1,6 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { RunSummary } from '../activities/types.js';
 import { formatDuration, printJson, printTable } from './output.js';
+import { OutcomeUnknownError } from './wait-for-run.js';
 
 export function printRunSummary(summary: RunSummary, temporalUiUrl?: string): void {
   console.log(`run ${summary.runId} (${summary.kind}): ${summary.outcome} in ${formatDuration(summary.durationMs)}`);
@@ -26,7 +27,9 @@ export function printRunSummary(summary: RunSummary, temporalUiUrl?: string): vo
 
 /**
  * Waits for a run's workflow and prints its summary (or its failure) as a table or JSON; the
- * exit code is 0 only for a run that succeeded.
+ * exit code is 0 only for a run that succeeded. When the outcome cannot be known (the server
+ * stayed unreachable past the reconnect timeout), it is `unknown`, not `failed`: the run may
+ * well be going on.
  */
 export async function reportRun(
   result: Promise<RunSummary>,
@@ -36,8 +39,10 @@ export async function reportRun(
   try {
     summary = await result;
   } catch (error) {
+    const unknown = error instanceof OutcomeUnknownError;
     const message = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message;
-    if (run.json) printJson({ runId: run.runId, workflowId: run.workflowId, outcome: 'failed', error: message });
+    if (run.json) printJson({ runId: run.runId, workflowId: run.workflowId, outcome: unknown ? 'unknown' : 'failed', error: message });
+    else if (unknown) console.error(`${run.label} ${run.runId}: ${message}; see later with: nordprop runs show ${run.runId}`);
     else console.error(`${run.label} ${run.runId} failed: ${message}`);
     return 1;
   }

@@ -1,40 +1,26 @@
 import { getPool } from '../../lib/db.js';
 import { createClient, listClients } from '../../api/auth/clients.js';
-import { parseScopes } from '../../api/auth/scopes.js';
-import { TIER_NAMES, type Tier } from '../../api/auth/tiers.js';
+import type { Scope } from '../../api/auth/scopes.js';
+import type { Tier } from '../../api/auth/tiers.js';
 import { printJson, printTable } from '../output.js';
 
 export async function createClientCommand(options: {
-  scopes: string;
-  tier: string;
+  /** Known scopes, at least one (cli/arguments.ts scopes). */
+  scopes: Scope[];
+  tier: Tier;
   sandbox: boolean;
   name?: string;
-  dailyLimit?: string;
-  burstLimit?: string;
+  dailyLimit?: number;
+  burstLimit?: number;
   json: boolean;
 }): Promise<number> {
-  const { scopes, unknown } = parseScopes(options.scopes);
-  if (unknown.length || !scopes.length) {
-    console.error(`unknown scope(s): ${unknown.join(' ') || '(none given)'}; known: properties.read companies.read owners.read areas.read subscriptions.write`);
-    return 2;
-  }
-  if (!TIER_NAMES.includes(options.tier as Tier)) {
-    console.error(`unknown tier "${options.tier}"; known: ${TIER_NAMES.join(', ')}`);
-    return 2;
-  }
-  const limit = (text: string | undefined, flag: string) => {
-    if (text === undefined) return undefined;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${flag} ${text} is not a positive integer`);
-    return value;
-  };
   const issued = await createClient(getPool(), {
-    scopes,
-    tier: options.tier as Tier,
+    scopes: options.scopes,
+    tier: options.tier,
     sandbox: options.sandbox,
     name: options.name,
-    dailyCallLimit: limit(options.dailyLimit, '--daily-limit'),
-    burstLimit: limit(options.burstLimit, '--burst-limit'),
+    dailyCallLimit: options.dailyLimit,
+    burstLimit: options.burstLimit,
   });
   if (options.json) {
     printJson(issued);

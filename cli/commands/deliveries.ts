@@ -6,14 +6,11 @@ import { dispatchUndispatched } from '../../events/dispatch.js';
 import { listAttempts, listDeliveries } from '../../events/outbox-store.js';
 import { printJson, printTable } from '../output.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** `nordprop deliveries [--subscription ID]`: webhook deliveries, newest first, with their subscription's state. */
+/**
+ * `nordprop deliveries [--subscription ID]`: webhook deliveries, newest first, with their
+ * subscription's state. The subscription id is a UUID (cli/arguments.ts uuid).
+ */
 export async function listDeliveriesCommand(options: { subscription?: string; limit: number; json: boolean }): Promise<number> {
-  if (options.subscription && !UUID.test(options.subscription)) {
-    console.error(`--subscription takes a subscription id (a UUID), not "${options.subscription}"`);
-    return 1;
-  }
   const pool = getPool();
   const items = await listDeliveries(pool, { subscriptionId: options.subscription, limit: options.limit });
   let subscription: Record<string, unknown> | undefined;
@@ -53,12 +50,8 @@ export async function listDeliveriesCommand(options: { subscription?: string; li
   return 0;
 }
 
-/** `nordprop deliveries show EVENT_ID`: every attempt of one delivery. */
+/** `nordprop deliveries show EVENT_ID`: every attempt of one delivery (the id a UUID, cli/arguments.ts uuid). */
 export async function showDeliveryCommand(eventId: string, options: { json: boolean }): Promise<number> {
-  if (!UUID.test(eventId)) {
-    console.error(`an event id is a UUID, not "${eventId}"`);
-    return 1;
-  }
   const pool = getPool();
   const [listing] = await listDeliveries(pool, { eventId, limit: 1 });
   if (!listing) {

@@ -2,9 +2,8 @@ import { getPool } from '../../lib/db.js';
 import { lookupCoordinate } from '../../store/coordinate-lookup.js';
 import { printJson } from '../output.js';
 
-export async function lookupCommand(options: { lat: string; lon: string; country: string; json: boolean }): Promise<number> {
-  const lat = Number(options.lat);
-  const lon = Number(options.lon);
+export async function lookupCommand(options: { lat: number; lon: number; country: string; json: boolean }): Promise<number> {
+  const { lat, lon } = options;
   let result;
   try {
     result = await lookupCoordinate(getPool(undefined, 'api'), options.country.toUpperCase(), lat, lon);

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { RunSummary } from '../../activities/types.js';
 import { loadConfig } from '../../lib/config.js';
-import { connectClient } from '../../lib/temporal/connection.js';
 import { selectSources } from '../../sources/registry.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { RUN_ID_KEY } from '../../workflows/search-attributes.js';
 import { formatRunId } from '../../workflows/run-id.js';
 import { printJson } from '../output.js';
-import { showProgress } from '../progress.js';
+import { createProgress } from '../progress.js';
 import { reportRun } from '../run-summary.js';
+import { connectForRun, waitForResult } from '../wait-for-run.js';
 import type { Country } from '../../sources/source-adapter.js';
 
 
@@ -22,12 +22,14 @@ export async function startRun(options: {
   args: Record<string, unknown>;
   sources: { country?: Country; sources?: string[] };
   wait: boolean;
+  /** While waiting: how long to keep retrying a Temporal server that does not answer. */
+  reconnectTimeoutMs: number;
   json: boolean;
 }): Promise<number> {
   const config = loadConfig();
   const runId = formatRunId(new Date(), randomBytes(3).toString('hex'));
   const workflowId = `${options.workflowIdPrefix}-${runId}`;
-  const { client, connection } = await connectClient(config);
+  const { client, connection } = await connectForRun(config);
   try {
     const handle = await client.workflow.start(options.workflow, {
       taskQueue: config.taskQueue,
@@ -41,9 +43,15 @@ export async function startRun(options: {
       return 0;
     }
     if (!options.json) console.error(`run ${runId} started; waiting (Ctrl-C stops waiting, not the run)`);
-    const result = handle.result() as Promise<RunSummary>;
     const children = selectSources(options.sources).map((s) => ({ sourceId: s.id, workflowId: ingestWorkflowId(s.id, runId) }));
-    if (!options.json) await showProgress(client, children, result);
+    const progress = options.json ? undefined : createProgress(client, children);
+    const result = waitForResult<RunSummary>(handle, {
+      connection,
+      address: config.temporalAddress,
+      reconnectTimeoutMs: options.reconnectTimeoutMs,
+      say: (line) => (progress ? progress.log(line) : console.error(line)),
+    });
+    await progress?.follow(result);
     return await reportRun(result, { runId, workflowId, label: 'run', json: options.json, temporalUiUrl: config.temporalUiUrl });
   } finally {
     await connection.close();

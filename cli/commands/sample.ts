@@ -1,35 +1,23 @@
 import cliProgress from 'cli-progress';
 import { generateSample } from '../../sample/generate.js';
-import { SAMPLE_PROFILES, type SampleProfileName } from '../../sample/profile.js';
+import type { SampleProfileName } from '../../sample/profile.js';
 import { printJson } from '../output.js';
 
 export interface SampleCommandOptions {
   out: string;
   /** Absent: the profile's own size (5000 for `parcels`). */
-  parcels?: string;
-  profile?: string;
-  scale?: string;
+  parcels?: number;
+  profile?: SampleProfileName;
+  scale?: number;
   seed: string;
   json: boolean;
 }
 
 /** `nordprop sample --out DIR [--parcels N | --profile national [--scale S]] [--seed S]`. */
 export async function sampleCommand(options: SampleCommandOptions): Promise<number> {
-  const profile = (options.profile ?? 'parcels') as SampleProfileName;
-  if (!SAMPLE_PROFILES.includes(profile)) {
-    console.error(`--profile must be one of ${SAMPLE_PROFILES.join(', ')}, got "${options.profile}"`);
-    return 2;
-  }
-  const parcels = options.parcels === undefined ? undefined : Number(options.parcels);
-  if (parcels !== undefined && (!Number.isInteger(parcels) || parcels < 1)) {
-    console.error(`--parcels must be a positive whole number, got "${options.parcels}"`);
-    return 2;
-  }
-  const scale = options.scale === undefined ? undefined : Number(options.scale);
-  if (scale !== undefined && !Number.isFinite(scale)) {
-    console.error(`--scale must be a number, got "${options.scale}"`);
-    return 2;
-  }
+  // Each value was checked as it was parsed (cli/arguments.ts); whether the profile takes it is
+  // the generator's to say (a RangeError below).
+  const { parcels, profile = 'parcels', scale } = options;
   const bar = !options.json && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: ' sample |{bar}| {value}/{total} parcels and properties', stream: process.stderr }, cliProgress.Presets.shades_classic)
     : undefined;

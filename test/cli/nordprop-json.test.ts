@@ -57,7 +57,7 @@ describe('nordprop --json', () => {
     expect((await nordprop('lookup', '--lat', '58.15', '--lon', '8.06', '--json')).json).toEqual({ addresses: [] });
     const bad = await nordprop('lookup', '--lat', '95', '--lon', '8', '--json');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/lat 95 is not a latitude between -90 and 90/);
+    expect(bad.stderr).toMatch(/option '--lat <lat>' argument '95' is invalid\. expected a latitude in WGS84 degrees, from -90 to 90/);
   });
 
   it('exits non-zero with the reason when a backfill fails validation', async () => {

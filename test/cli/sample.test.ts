@@ -44,12 +44,12 @@ describe('nordprop sample --profile national', () => {
   it('refuses a scale or size the profile does not take, with a message and exit code 2', async () => {
     const tooBig = await nordprop('sample', '--out', await tempDir('cli-bad'), '--profile', 'national', '--scale', '2');
     expect(tooBig.code).toBe(2);
-    expect(tooBig.stderr).toMatch(/scale must be between/);
+    expect(tooBig.stderr).toMatch(/option '--scale <s>' argument '2' is invalid\. expected a fraction of national size from 0\.0005 to 1/);
     const both = await nordprop('sample', '--out', await tempDir('cli-bad'), '--profile', 'national', '--parcels', '100');
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/use --scale/);
     const unknown = await nordprop('sample', '--out', await tempDir('cli-bad'), '--profile', 'huge');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/--profile must be one of parcels, national/);
+    expect(unknown.stderr).toMatch(/option '--profile <name>' argument 'huge' is invalid\. Allowed choices are parcels, national/);
   });
 });
