@@ -2,11 +2,18 @@
 # The README's first command (`npm run demo`): installs what is missing, starts the local stack
 # (PostgreSQL/PostGIS, Temporal dev server, a worker), writes the sample registers, runs the
 # nightly refresh over them and prints its summary. Run it again and it does no work twice.
+# `npm run stop` (demo.sh stop) stops the worker, the API and the Temporal dev server it started.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root="$(nordprop_root)"
 cd "$root"
+
+case "${1:-}" in
+  '') ;;
+  stop) demo_stop; exit ;;
+  *) echo "usage: $0 [stop]" >&2; exit 2 ;;
+esac
 
 ensure_toolchain
 temporal_dev_start
@@ -20,14 +27,13 @@ fi
 
 nordprop() { node "$root/bin/nordprop.js" "$@"; }
 nordprop setup
-SERVICE_STAMP="$(nordprop_dist_stamp)" background_service_start worker .data/worker.pid .data/worker.log node bin/nordprop.js worker
+demo_worker_start
 nordprop schedule create
 nordprop sample --out .data/sample --parcels "${NORDPROP_SAMPLE_PARCELS:-5000}"
 nordprop refresh --wait
 
 # The REST API over the store, in the background like the worker (log in .data/api.log).
-SERVICE_STAMP="$(nordprop_dist_stamp)" SERVICE_READY_PATTERN='nordprop API listening' \
-  background_service_start api .data/api.pid .data/api.log node bin/nordprop.js api
+demo_api_start
 
 # Show the coordinate lookup on the first sample address of each country.
 for country in NO SE; do

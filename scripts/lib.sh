@@ -569,3 +569,32 @@ background_service_stop() {
   _np_stop_pidfile "$pidfile" 30
   rm -f "$pidfile.stamp"
 }
+
+# ---------------------------------------------------------------------------
+# The demo's services (`npm run demo` starts them, `npm run stop` stops them).
+
+# demo_worker_start [PIDFILE [LOGFILE]]: the pipeline worker in the background (default
+# .data/worker.pid, .data/worker.log), ready once it polls (within SERVICE_READY_TIMEOUT, 180 s). node is given the worker's
+# young-generation flag itself: without it bin/nordprop.js re-execs node with the flag and
+# waits, and PIDFILE would name that wrapper, not the worker (killing it orphaned the worker).
+demo_worker_start() {
+  local pidfile=${1:-$_NP_ROOT/.data/worker.pid} logfile=${2:-$_NP_ROOT/.data/worker.log}
+  SERVICE_STAMP="$(nordprop_dist_stamp)" SERVICE_READY_PATTERN='worker polling' SERVICE_READY_TIMEOUT="${SERVICE_READY_TIMEOUT:-180}" \
+    background_service_start worker "$pidfile" "$logfile" node --max-semi-space-size=64 bin/nordprop.js worker
+}
+
+# demo_api_start [PIDFILE [LOGFILE]]: the REST API in the background (default .data/api.pid, .data/api.log).
+demo_api_start() {
+  local pidfile=${1:-$_NP_ROOT/.data/api.pid} logfile=${2:-$_NP_ROOT/.data/api.log}
+  SERVICE_STAMP="$(nordprop_dist_stamp)" SERVICE_READY_PATTERN='nordprop API listening' \
+    background_service_start api "$pidfile" "$logfile" node bin/nordprop.js api
+}
+
+# demo_stop: stops what the demo started, each through its pid file (a process these scripts
+# did not start is left alone): the API, the worker, then the Temporal dev server on
+# $TEMPORAL_PORT (7233).
+demo_stop() {
+  background_service_stop "$_NP_ROOT/.data/api.pid" || return 1
+  background_service_stop "$_NP_ROOT/.data/worker.pid" || return 1
+  temporal_dev_stop
+}
