@@ -36,18 +36,21 @@ interface PreviousArtifact {
 }
 
 /**
- * What live holds: the artifact of the source's last successful run, whatever its input. A file
- * is unchanged only against that: reloading file A after a run of file B must publish A again.
- * Its ETag and Last-Modified are asked with only when that run read this same URL.
+ * What live holds: the artifact of the source's last successful run that replaced the same parts
+ * of its live data, whatever its input. A file is unchanged only against that: reloading file A
+ * after a run of file B must publish A again. Its ETag and Last-Modified are asked with only when
+ * that run read this same URL.
  */
-async function previousArtifact(sourceId: string, input: string): Promise<PreviousArtifact | undefined> {
+async function previousArtifact(source: SourceAdapter, input: string): Promise<PreviousArtifact | undefined> {
+  const parts = new Set(source.snapshotParts?.(input) ?? ['all']);
+  const replacesSameParts = (other: string | null) => other !== null && (source.snapshotParts?.(other) ?? ['all']).some((part) => parts.has(part));
   const result = await getPool().query<PreviousArtifact & { input: string | null }>(
     `SELECT input, input_sha256, etag, last_modified, artifact_path FROM source_run
      WHERE source_id = $1 AND outcome IN ('published', 'unchanged') AND input_sha256 IS NOT NULL
-     ORDER BY finished_at DESC LIMIT 1`,
-    [sourceId],
+     ORDER BY finished_at DESC LIMIT 100`,
+    [source.id],
   );
-  const last = result.rows[0];
+  const last = result.rows.find((row) => replacesSameParts(row.input));
   if (!last) return undefined;
   const sameInput = last.input === input;
   return { input_sha256: last.input_sha256, etag: sameInput ? last.etag : null, last_modified: sameInput ? last.last_modified : null, artifact_path: sameInput ? last.artifact_path : null };
@@ -144,7 +147,7 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
   const source = getSource(request.sourceId);
   const input = resolveInput(source, request.input);
   if (source.increment?.accepts(input)) return downloadChanges(source, source.increment, request, input, started);
-  const previous = await previousArtifact(source.id, input);
+  const previous = await previousArtifact(source, input);
   const beat = throttledHeartbeat();
   let artifactPath: string;
   let etag: string | null = null;

@@ -6,8 +6,8 @@ import { getPool } from '../lib/db.js';
 import { encodeCells } from '../lib/copy-text.js';
 import { CopyWriter } from '../lib/copy-writer.js';
 import { getSource } from '../sources/registry.js';
-import { openInput } from '../sources/formats/open-input.js';
-import { InputFormatError } from '../sources/formats/input-error.js';
+import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
+import { readFailure } from '../sources/formats/input-error.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
@@ -55,16 +55,19 @@ async function prepareStaging(client: pg.PoolClient, source: SourceAdapter, tabl
   return { position, rows };
 }
 
-/** Errors a source's parser raises are about the file: retrying reads the same bytes again. */
-async function* parsed<T>(records: AsyncIterable<T>, fileName: string): AsyncGenerator<T> {
+/**
+ * Errors a source's parser raises are about the file (retrying reads the same bytes again): an
+ * InputFormatError, or the zip entry's corruption when that is the cause. System errors (EIO)
+ * pass through and are retried.
+ */
+async function* parsed<T>(records: AsyncIterable<T>, input: OpenedInput): AsyncGenerator<T> {
   const iterator = records[Symbol.asyncIterator]();
   for (;;) {
     let next: IteratorResult<T>;
     try {
       next = await iterator.next();
     } catch (error) {
-      if (error instanceof InputFormatError) throw error;
-      throw new InputFormatError(`cannot read ${fileName}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw await readFailure(error, { input: input.stream, label: input.fileName });
     }
     if (next.done) return;
     yield next.value;
@@ -119,7 +122,7 @@ export async function stageArtifact(request: { runId: string; sourceId: string; 
 
     // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
     await withHeartbeat(async () => {
-      for await (const records of parsed(source.parse(input.stream, { fileName: input.fileName, artifactPath: request.artifactPath }), input.fileName)) {
+      for await (const records of parsed(source.parse(input.stream, { fileName: input.fileName, artifactPath: request.artifactPath }), input)) {
         for (const record of records) {
           if (record.position <= committedPosition) continue;
           lastPosition = record.position;

@@ -102,6 +102,12 @@ export interface SourceAdapter {
    * scope is the country, never the municipalities of the staged rows.
    */
   nationwide?: boolean;
+  /**
+   * Which parts of the source's live data an input replaces, where its inputs replace different
+   * parts (Brønnøysund's enheter and underenheter downloads). A file is `unchanged` when it
+   * equals the last successful run that replaced any of the same parts. Default: one part.
+   */
+  snapshotParts?(input: string): string[];
   /** A register that also publishes what changed: runs on its change feed fetch and apply only that. */
   increment?: IncrementalFeed;
 }

@@ -78,6 +78,12 @@ export const noBusiness: SourceAdapter = {
   // A full download has every unit once (update_id 0); a feed run may hold several changes of one unit.
   keyColumns: ['org_id', 'update_id'],
   nationwide: true,
+  // A kind's download replaces that kind; the feed and a bundle of both touch both.
+  snapshotParts: (input) => {
+    if (/\/underenheter\/lastned\/?$/.test(input)) return ['underenheter'];
+    if (/\/enheter\/lastned\/?$/.test(input)) return ['enheter'];
+    return ['enheter', 'underenheter'];
+  },
   parse: parseBusiness,
   countLive: countLiveCompanies,
   publish: (context) => publishBusinessSnapshot(context),
