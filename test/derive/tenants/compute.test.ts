@@ -159,9 +159,9 @@ describe('tenants, computed by the nightly refresh after its sources', () => {
     expect(asOf.rows).toEqual([{ as_of: '2026-11-20' }]);
     const bad = await cli('--as-of', '2026-02-30');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--as-of "2026-02-30" is not a date/);
+    expect(bad.stderr).toMatch(/option '--as-of <date>' argument '2026-02-30' is invalid/);
     const unknown = await cli('--dataset', 'rents');
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown dataset "rents"/);
   });
 });
