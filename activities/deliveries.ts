@@ -6,6 +6,7 @@ import { openSecret } from '../api/secrets/secret-box.js';
 import { envelopeOf } from '../events/envelope.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../events/signature.js';
 import { WebhookPoster } from '../events/post-webhook.js';
+import { TargetPolicy } from '../events/target-policy.js';
 import { loadDeliverySettings } from '../events/delivery-settings.js';
 import { dispatchUndispatched } from '../events/dispatch.js';
 import { loadDelivery, markCancelled, markFailed, pruneFinished, recordAttempt, type AttemptOutcome } from '../events/outbox-store.js';
@@ -38,10 +39,10 @@ export interface AttemptResult {
 const posters = new Map<string, WebhookPoster>();
 const secretKeys = new Map<string, Buffer>();
 
-function posterFor(timeoutMs: number, caFile: string | undefined): WebhookPoster {
-  const key = `${timeoutMs}|${caFile ?? ''}`;
+function posterFor(timeoutMs: number, caFile: string | undefined, allowedHosts: string[]): WebhookPoster {
+  const key = JSON.stringify([timeoutMs, caFile ?? '', allowedHosts]);
   let poster = posters.get(key);
-  if (!poster) posters.set(key, (poster = new WebhookPoster(timeoutMs, caFile)));
+  if (!poster) posters.set(key, (poster = new WebhookPoster(timeoutMs, caFile, new TargetPolicy(allowedHosts))));
   return poster;
 }
 
@@ -57,6 +58,9 @@ function secretKey(config: Config): Buffer {
  * One delivery attempt: checks the subscription still exists and is active (a deleted or
  * paused subscription receives nothing more), then POSTs the signed event. An HTTP failure is
  * returned, not thrown: the workflow decides when to try again. Attempt and state are recorded.
+ * A target the policy refuses (events/target-policy.ts) is a failed attempt with no connection
+ * made: retried when a later DNS answer could change it, FAILED at once when none can (an
+ * address written in the URL, a loopback name).
  */
 export async function attemptDelivery(input: { eventId: string; attempt: number }): Promise<AttemptResult> {
   const config = loadConfig();
@@ -65,7 +69,7 @@ export async function attemptDelivery(input: { eventId: string; attempt: number 
   const delivery = await loadDelivery(db, input.eventId);
   if (!delivery) return { outcome: 'CANCELLED', error: 'event no longer in the outbox' };
   // A local activity retried after it recorded its result: report that result again.
-  if (delivery.status !== 'PENDING') return { outcome: delivery.status === 'DELIVERED' ? 'DELIVERED' : 'CANCELLED', error: `already ${delivery.status}` };
+  if (delivery.status !== 'PENDING') return { outcome: delivery.status, error: `already ${delivery.status}` };
   const { subscription } = delivery;
   if (!subscription || subscription.status !== 'ACTIVE') {
     const reason = subscription ? 'subscription paused' : 'subscription deleted';
@@ -84,7 +88,16 @@ export async function attemptDelivery(input: { eventId: string; attempt: number 
     await recordAttempt(db, { eventId: input.eventId, attempt: input.attempt, startedAt, durationMs: 0, error, outcome: 'RETRY' });
     return { outcome: 'RETRY', error };
   }
-  const response = await posterFor(settings.timeoutMs, settings.caFile).post(
+  let poster: WebhookPoster;
+  try {
+    poster = posterFor(settings.timeoutMs, settings.caFile, config.webhooks.allowedHosts);
+  } catch (cause) {
+    // A malformed NORDPROP_WEBHOOK_ALLOWED_HOSTS (or CA file): a configuration error, worth retrying once it is fixed.
+    const error = cause instanceof Error ? cause.message : String(cause);
+    await recordAttempt(db, { eventId: input.eventId, attempt: input.attempt, startedAt, durationMs: 0, error, outcome: 'RETRY' });
+    return { outcome: 'RETRY', error };
+  }
+  const response = await poster.post(
     subscription.webhookUrl,
     {
       'content-type': 'application/cloudevents+json; charset=utf-8',
@@ -95,7 +108,7 @@ export async function attemptDelivery(input: { eventId: string; attempt: number 
   );
   const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
   const error = ok ? undefined : (response.error ?? `HTTP ${response.statusCode}`);
-  const outcome: AttemptOutcome = ok ? 'DELIVERED' : 'RETRY';
+  const outcome: AttemptOutcome = ok ? 'DELIVERED' : response.refused?.permanent ? 'FAILED' : 'RETRY';
   await recordAttempt(db, { eventId: input.eventId, attempt: input.attempt, startedAt, durationMs: response.durationMs, statusCode: response.statusCode, error, outcome });
   return { outcome, statusCode: response.statusCode, error };
 }

@@ -4,7 +4,8 @@ import type { OutboxEvent } from './envelope.js';
 /** Queries on event_outbox and webhook_attempt (schema/1763900100000_events.sql). */
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
-export type AttemptOutcome = 'DELIVERED' | 'RETRY' | 'CANCELLED';
+/** FAILED: an attempt that can never succeed (a target the policy refuses for good): no retry. */
+export type AttemptOutcome = 'DELIVERED' | 'RETRY' | 'CANCELLED' | 'FAILED';
 
 const EVENT_COLUMNS = `o.event_id AS "eventId", o.subscription_id AS "subscriptionId", o.event_type AS "eventType", o.target_kind AS "targetKind",
   o.country, o.cadastre_id AS "cadastreId", o.org_scheme AS "orgScheme", o.org_id AS "orgId", o.changed_field AS "changedField", o.created_at AS "createdAt"`;

@@ -53,6 +53,12 @@ export interface Config {
   stageChunkRows: number;
   /** The REST API: port it listens on (`PORT`) and the base URL it names in links and problem types. */
   api: { port: number; host: string; baseUrl: string; masterKey: string | undefined; anonymousBurst: number };
+  /**
+   * Webhooks (docs/webhooks.md): hosts, addresses and CIDR ranges a delivery may reach besides
+   * global unicast addresses (NORDPROP_WEBHOOK_ALLOWED_HOSTS, comma-separated), and how many
+   * subscriptions one client may have (NORDPROP_WEBHOOK_MAX_SUBSCRIPTIONS).
+   */
+  webhooks: { allowedHosts: string[]; maxSubscriptionsPerClient: number };
 }
 
 export function loadConfig(): Config {
@@ -77,6 +83,14 @@ export function loadConfig(): Config {
       masterKey: process.env.NORDPROP_API_MASTER_KEY || undefined,
       // Requests a second per IP without a valid token (the token endpoint, the catalog, bad tokens).
       anonymousBurst: numberEnv('NORDPROP_API_ANONYMOUS_BURST', 50),
+    },
+    webhooks: {
+      allowedHosts: env('NORDPROP_WEBHOOK_ALLOWED_HOSTS', '').split(',').map((entry) => entry.trim()).filter(Boolean),
+      maxSubscriptionsPerClient: (() => {
+        const max = numberEnv('NORDPROP_WEBHOOK_MAX_SUBSCRIPTIONS', 100);
+        if (!Number.isInteger(max) || max < 1) throw new Error(`NORDPROP_WEBHOOK_MAX_SUBSCRIPTIONS="${process.env.NORDPROP_WEBHOOK_MAX_SUBSCRIPTIONS}" must be a whole number ≥ 1`);
+        return max;
+      })(),
     },
   };
 }

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { ApiContext } from '../context.js';
 import { callerOf } from '../request-types.js';
 import { checkCountry, normalCadastreId } from '../cadastre-id.js';
-import { notFound } from '../problem.js';
+import { ApiProblem, badRequest, notFound } from '../problem.js';
 import { idempotencyHeaders, idempotent } from '../idempotency.js';
 import { itemsOf, jsonResponse, operationSchema } from '../schemas/operation.js';
 import { EVENT_TYPES } from '../schemas/resources.js';
@@ -11,7 +11,8 @@ import { ref } from '../schemas/values.js';
 import { sealSecret } from '../secrets/secret-box.js';
 import { propertyVisible } from '../store/property.js';
 import { companyKnown } from '../store/companies.js';
-import { deleteSubscription, insertSubscription, listSubscriptions, type SubscriptionTarget } from '../store/subscriptions.js';
+import { deleteSubscription, insertSubscription, listSubscriptions, lockedSubscriptionCount, type SubscriptionTarget } from '../store/subscriptions.js';
+import { TargetPolicy, WebhookTargetRefused } from '../../events/target-policy.js';
 
 interface CreateBody {
   target: SubscriptionTarget;
@@ -34,12 +35,20 @@ const createBody = {
 } as const;
 
 export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  // Where webhooks may go (docs/webhooks.md): global unicast addresses and what the operator allows.
+  const targets = new TargetPolicy(ctx.config.webhooks.allowedHosts);
+  const maxSubscriptions = ctx.config.webhooks.maxSubscriptionsPerClient;
+
   app.post('/subscriptions', {
     config: { access: 'subscriptions.write' },
     schema: operationSchema({
       operationId: 'createSubscription',
       summary: 'Subscribe a webhook to change events of a property or a company',
-      description: 'Requires an Idempotency-Key: the same key and body within 24 h returns the same subscription and creates no second one; the same key with another body is 409.',
+      description:
+        'Requires an Idempotency-Key: the same key and body within 24 h returns the same subscription and creates no second one; the same key with another body is 409. '
+        + 'The webhookUrl must be HTTPS and its host must be, and resolve to, public (global unicast) addresses only: loopback, private, link-local, unique-local, '
+        + 'CGNAT, multicast and other special-purpose addresses are 400 WEBHOOK_URL_NOT_ALLOWED, unless the operator allows them. '
+        + `A client has at most ${maxSubscriptions} subscriptions: one more is 409 SUBSCRIPTION_LIMIT_REACHED.`,
       tags: ['subscriptions'],
       access: 'subscriptions.write',
       headers: idempotencyHeaders,
@@ -50,7 +59,12 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
     handler: async (request: CreateRequest, reply: FastifyReply) => {
       const caller = callerOf(request);
       const body = request.body;
+      // Before the transaction: this may wait for DNS.
+      await checkWebhookUrl(targets, body.webhookUrl);
       const stored = await idempotent(ctx.db, { clientId: caller.clientId, key: request.headers['idempotency-key'], operation: 'createSubscription', body }, async (tx) => {
+        if ((await lockedSubscriptionCount(tx, caller.clientId)) >= maxSubscriptions) {
+          throw new ApiProblem(409, 'SUBSCRIPTION_LIMIT_REACHED', `this client already has the most subscriptions allowed (${maxSubscriptions}); delete one before creating another`);
+        }
         const target = await checkTarget(ctx, tx, body.target, caller.sandbox);
         const subscription = await insertSubscription(tx, caller.clientId, {
           target,
@@ -96,6 +110,16 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
       return reply.code(204).send();
     },
   });
+}
+
+/** 400 WEBHOOK_URL_NOT_ALLOWED naming the reason, for a URL the target policy refuses. */
+async function checkWebhookUrl(targets: TargetPolicy, url: string): Promise<void> {
+  try {
+    await targets.checkSubscriptionUrl(url);
+  } catch (error) {
+    if (!(error instanceof WebhookTargetRefused)) throw error;
+    throw badRequest(`webhookUrl ${url} is not allowed: ${error.reason}; webhooks are delivered to public (global unicast) addresses only`, 'WEBHOOK_URL_NOT_ALLOWED');
+  }
 }
 
 /** The target must exist in the served registers (and be a demo property for a sandbox); read in the caller's transaction. */

@@ -36,6 +36,17 @@ export async function insertSubscription(db: pg.PoolClient, clientId: string, su
   return result.rows[0].subscription;
 }
 
+/**
+ * How many subscriptions (active and paused) the client has, counted under a transaction lock per
+ * client: concurrent creations of one client are counted one after the other, so none passes the
+ * limit. Call in the transaction that inserts.
+ */
+export async function lockedSubscriptionCount(db: pg.PoolClient, clientId: string): Promise<number> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`subscriptions:${clientId}`]);
+  const result = await db.query(`SELECT count(*)::int AS n FROM subscription WHERE client_id = $1`, [clientId]);
+  return result.rows[0].n;
+}
+
 /** The caller's own subscriptions, active and paused, oldest first. */
 export async function listSubscriptions(db: pg.Pool, clientId: string): Promise<unknown[]> {
   const result = await db.query(`SELECT ${SUBSCRIPTION_JSON} AS subscription FROM subscription s WHERE s.client_id = $1 ORDER BY s.created_at, s.subscription_id`, [clientId]);

@@ -18,8 +18,8 @@ import { call, clientWithToken, get, startApiServer, TEST_MASTER_KEY, type ApiSe
  * End to end, as a subscriber lives it: subscriptions made through the API on a sample
  * property and on a company; a land-register backfill whose input sells the property to the
  * company, then a permits backfill with a new case on it; deliveries by the real worker to a
- * local HTTPS receiver whose self-signed certificate the worker is told to trust. Retry time is
- * compressed by configuration only.
+ * local HTTPS receiver whose self-signed certificate the worker is told to trust (and whose
+ * loopback address the operator setting allows). Retry time is compressed by configuration only.
  */
 
 const SECRET = 'whsec_7d1f0c9a4b2e8f6a3c5d9e1b7a2f4c8e';
@@ -58,6 +58,8 @@ beforeAll(async () => {
   pipeline = await startPipeline({
     NORDPROP_API_MASTER_KEY: TEST_MASTER_KEY.toString('base64'),
     NORDPROP_WEBHOOK_CA_FILE: receiver.caFile,
+    // The receiver listens on loopback, which webhooks may reach only when the operator allows it.
+    NORDPROP_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     NORDPROP_WEBHOOK_RETRY_INITIAL_S: String(RETRY.initialS),
     NORDPROP_WEBHOOK_RETRY_MAX_S: String(RETRY.maxS),
     NORDPROP_WEBHOOK_RETRY_HORIZON_S: String(RETRY.horizonS),
