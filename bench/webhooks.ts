@@ -367,6 +367,8 @@ async function main(): Promise<void> {
         NORDPROP_INPUT_DIR: '',
         NORDPROP_API_MASTER_KEY: masterKey.toString('base64'),
         NORDPROP_WEBHOOK_CA_FILE: receiver.caFile,
+        // The receiver listens on loopback, which webhook targets may not be unless allowed.
+        NORDPROP_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
       },
       path.join(dir, 'worker.log'),
     );
