@@ -25,7 +25,7 @@ _NORDPROP_LIB_LOADED=1
 
 _NP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 _NP_TEMPORAL_CLI_VERSION="v1.5.1"
-_NP_SEARCH_ATTRIBUTES=(NordpropSource=Keyword NordpropCountry=Keyword NordpropRunId=Keyword)
+_NP_SEARCH_ATTRIBUTES=(NordpropSource=Keyword NordpropCountry=Keyword NordpropRunId=Keyword NordpropOutcome=Keyword)
 
 _np_say() { printf '==> %s\n' "$*" >&2; }
 _np_err() { printf '==> ERROR: %s\n' "$*" >&2; return 1; }
