@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import formbody from '@fastify/formbody';
 import type pg from 'pg';
 import type { Config } from '../lib/config.js';
 import { createContext, type ApiContext } from './context.js';
-import { registerErrorHandling } from './error-handler.js';
+import { clientErrorHandler, lingerOn, registerErrorHandling } from './error-handler.js';
 import { registerGuard, rejectUnroutable } from './auth/guard.js';
-import { registerCharsetCheck } from './charset-check.js';
+import { registerBodyParsers, registerCharsetCheck } from './charset-check.js';
 import { registerOpenApi } from './openapi.js';
-import { createValidatorCompiler } from './validation.js';
+import { createValidatorCompiler, registerTextCheck } from './validation.js';
 import { ApiProblem } from './problem.js';
 import { VALUE_SCHEMAS } from './schemas/values.js';
 import { RESOURCE_SCHEMAS } from './schemas/resources.js';
+import { answersPersonalData } from './schemas/operation.js';
 import { registerPlatformRoutes } from './routes/platform.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerAddressRoutes } from './routes/addresses.js';
@@ -21,6 +21,13 @@ import { registerCompanyRoutes } from './routes/companies.js';
 import { registerAreaRoutes } from './routes/areas.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerZoningDocumentRoute } from './routes/zoning-documents.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set for every route whose answer holds personal data (schemas/operation.ts answersPersonalData). */
+    personalData?: boolean;
+  }
+}
 
 export interface AppOptions {
   db: pg.Pool;
@@ -51,17 +58,32 @@ export async function buildApp(options: AppOptions): Promise<{ app: FastifyInsta
     frameworkErrors: (error, request, reply) => {
       rejectUnroutable(ctx, request, reply, new ApiProblem(400, 'VALIDATION_FAILED', `the request URL is not valid: ${error.message}`));
     },
+    // Requests Node's HTTP parser refuses: Problem Details too, written to the socket.
+    clientErrorHandler: clientErrorHandler(ctx.baseUrl),
   });
   const shared = [...VALUE_SCHEMAS, ...RESOURCE_SCHEMAS];
   app.setValidatorCompiler(createValidatorCompiler(shared));
-  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  registerBodyParsers(app);
   await registerOpenApi(app, ctx.baseUrl);
   for (const schema of shared) app.addSchema(schema);
   registerErrorHandling(app, ctx.baseUrl);
   registerGuard(app, ctx);
   registerCharsetCheck(app);
-  app.addHook('onSend', async (_request, reply) => {
+  registerTextCheck(app);
+  app.addHook('onRoute', (route) => {
+    if (answersPersonalData(route.schema)) route.config = { ...route.config, personalData: true };
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Content-Type-Options', 'nosniff');
+    // Owners, parties to transactions, tenants, the caller's identity: no cache keeps them.
+    if (request.routeOptions.config?.personalData) reply.header('Cache-Control', 'no-store');
+    // Answered before the body was read (413, 401, 415): the rest of the body is read and dropped
+    // (within limits) and the connection kept, so a client still sending reads this answer.
+    if (request.raw.complete === false) {
+      reply.removeHeader('connection');
+      lingerOn(request.raw, request.raw.socket);
+    }
+    done(null, payload);
   });
   registerPlatformRoutes(app, ctx);
   registerAuthRoutes(app, ctx);

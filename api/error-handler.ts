@@ -1,4 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiProblem, problemDocument, type ProblemDocument } from './problem.js';
 
 /** Renders any error as Problem Details; validation failures as 400 VALIDATION_FAILED with each failed check. */
@@ -11,7 +14,7 @@ export function sendProblem(baseUrl: string, error: unknown, request: FastifyReq
 }
 
 function toProblem(error: unknown): { problem: ApiProblem | { status: number; code: string; detail: string }; errors?: ProblemDocument['errors'] } {
-  if (error instanceof ApiProblem) return { problem: error };
+  if (error instanceof ApiProblem) return { problem: error, errors: error.errors };
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'request';
@@ -48,4 +51,71 @@ export function registerErrorHandling(app: FastifyInstance, baseUrl: string): vo
   app.setNotFoundHandler((request, reply) =>
     sendProblem(baseUrl, new ApiProblem(404, 'NOT_FOUND', `no operation ${request.method} ${request.url.split('?')[0]}`), request, reply),
   );
+}
+
+/**
+ * After answering a request whose body it did not read (a 413, a request the parser refused),
+ * the server reads and drops what the client still sends, for this long and up to this much,
+ * before it closes: closing with unread bytes resets the connection, and a client still sending
+ * would then lose the answer instead of reading it.
+ */
+export const LINGER = { ms: 10_000, bytes: 16 * 1024 * 1024 };
+
+/** Reads and drops `stream`'s bytes within LINGER; past it, the connection is closed. */
+export function lingerOn(stream: NodeJS.ReadableStream, socket: Socket): void {
+  let received = 0;
+  const timer = setTimeout(() => socket.destroy(), LINGER.ms).unref();
+  const done = () => clearTimeout(timer);
+  stream.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > LINGER.bytes) socket.destroy();
+  });
+  stream.once('end', done);
+  socket.once('close', done);
+  stream.resume();
+}
+
+const refused = new WeakSet<Socket>();
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (CR, LF or NUL in a header,
+ * an unknown method, a raw 0xFF in the URL, Transfer-Encoding with Content-Length, a bad
+ * Content-Length, headers over 16 KiB, a request not received in time) never reaches the app, so
+ * the answer is written to the socket here, as Problem Details like every other error. The
+ * request target is the `instance` when the parser read a clean one; else the trace id as a URN.
+ */
+export function clientErrorHandler(baseUrl: string) {
+  return function answerClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
+    // The parser fails again on each further chunk of a refused request: already answered, lingering.
+    if (refused.has(socket)) return;
+    // The peer is gone (ECONNRESET) or the socket was already answered: nothing to write to.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // Part of an answer to an earlier request on this connection was written: another would corrupt it.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, code] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'HEADERS_TOO_LARGE'] : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'REQUEST_TIMEOUT'] : [400, 'MALFORMED_REQUEST'];
+    const traceId = randomUUID();
+    const reason = (error as ConnectionError & { reason?: string }).reason ?? error.message;
+    const detail = status === 408 ? 'the request was not received in time' : `the request is not valid HTTP/1.1 (${error.code}: ${reason})`;
+    const body = JSON.stringify(problemDocument(baseUrl, { status, code, detail }, { id: traceId, url: requestTarget(error) ?? `urn:uuid:${traceId}` }));
+    this.log.info({ traceId, code: error.code }, 'HTTP parser refused a request');
+    refused.add(socket);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+    lingerOn(socket, socket);
+  };
+}
+
+/** The path of the request line the parser failed on, when it is printable ASCII. */
+function requestTarget(error: ConnectionError): string | undefined {
+  const packet: unknown = error.rawPacket;
+  if (!Buffer.isBuffer(packet)) return undefined;
+  const line = /^[A-Z]+ (\/[\x21-\x7e]*) HTTP\/1\.[01]\r?\n/.exec(packet.subarray(0, 8192).toString('latin1'));
+  return line?.[1];
 }

@@ -9,6 +9,8 @@ export class ApiProblem extends Error {
     readonly code: string,
     detail: string,
     readonly headers: Record<string, string> = {},
+    /** For VALIDATION_FAILED: each failed check, where it failed. */
+    readonly errors?: { location: string; message: string }[],
   ) {
     super(detail);
     this.name = 'ApiProblem';
@@ -22,6 +24,7 @@ export class ApiProblem extends Error {
 /** One problem class per code: the path segment of `type` and its fixed title. */
 const CLASSES: Record<string, { slug: string; title: string }> = {
   VALIDATION_FAILED: { slug: 'validation', title: 'The request is not valid' },
+  MALFORMED_REQUEST: { slug: 'validation', title: 'The request is not valid' },
   IDEMPOTENCY_KEY_MISSING: { slug: 'validation', title: 'The request is not valid' },
   INVALID_PAGE_TOKEN: { slug: 'validation', title: 'The request is not valid' },
   UNAUTHORIZED: { slug: 'unauthorized', title: 'Authentication is required' },
@@ -38,6 +41,8 @@ const CLASSES: Record<string, { slug: string; title: string }> = {
   METHOD_NOT_ALLOWED: { slug: 'method-not-allowed', title: 'Method not allowed' },
   IDEMPOTENCY_KEY_REUSED: { slug: 'conflict', title: 'The Idempotency-Key was used with another request' },
   PAYLOAD_TOO_LARGE: { slug: 'payload-too-large', title: 'The request body is too large' },
+  REQUEST_TIMEOUT: { slug: 'request-timeout', title: 'The request was not received in time' },
+  HEADERS_TOO_LARGE: { slug: 'headers-too-large', title: 'The request header fields are too large' },
   UNSUPPORTED_MEDIA_TYPE: { slug: 'unsupported-media-type', title: 'Unsupported media type' },
   RATE_LIMITED: { slug: 'too-many-requests', title: 'Too many requests' },
   DAILY_LIMIT_EXCEEDED: { slug: 'too-many-requests', title: 'Too many requests' },

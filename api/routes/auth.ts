@@ -9,6 +9,7 @@ import { hashSecret, verifySecret } from '../auth/secret-hash.js';
 import { parseScopes, type Scope } from '../auth/scopes.js';
 import { issueToken } from '../auth/tokens.js';
 import { callsToday } from '../limits/call-counter.js';
+import { basicCredentials } from '../validation.js';
 
 /** An RFC 6749 section 5.2 error: the token endpoint's failures, instead of Problem Details. */
 class OAuthError extends Error {
@@ -142,18 +143,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ApiContext): void 
 
 /** RFC 6749 2.3.1: HTTP Basic (form-encoded id and secret) or the body, not both. */
 function clientCredentials(authorization: string | undefined, body: TokenBody): { clientId: string; clientSecret: string; viaHeader: boolean } {
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  const basic = basicCredentials(authorization);
   if (basic) {
     if (body.client_id !== undefined || body.client_secret !== undefined) throw new OAuthError('invalid_request', 'client credentials given both in the header and in the body');
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw new OAuthError('invalid_client', 'malformed HTTP Basic credentials', 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' });
-    try {
-      const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
-      return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)), viaHeader: true };
-    } catch {
-      throw new OAuthError('invalid_client', 'malformed HTTP Basic credentials', 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' });
-    }
+    if (basic === 'malformed') throw new OAuthError('invalid_client', 'malformed HTTP Basic credentials', 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' });
+    return { clientId: basic.id, clientSecret: basic.secret, viaHeader: true };
   }
   if (!body.client_id || !body.client_secret) throw new OAuthError('invalid_client', 'client_id and client_secret are required');
   return { clientId: body.client_id, clientSecret: body.client_secret, viaHeader: false };

@@ -1,6 +1,7 @@
 import type { FastifySchema } from 'fastify';
 import type { Access } from '../request-types.js';
-import { ref } from './values.js';
+import { ref, VALUE_SCHEMAS } from './values.js';
+import { RESOURCE_SCHEMAS } from './resources.js';
 
 /**
  * One operation's schema in the shape both Fastify (validation, serialization) and
@@ -54,10 +55,39 @@ export interface OperationSpec {
   errors?: number[];
 }
 
+const SHARED = new Map<string, object>([...VALUE_SCHEMAS, ...RESOURCE_SCHEMAS].map((schema) => [`${schema.$id}#`, schema]));
+
+/** Whether a schema holds, through any `$ref`, a shared schema marked `x-personal-data`. */
+export function holdsPersonalData(schema: unknown, seen = new Set<unknown>()): boolean {
+  if (!schema || typeof schema !== 'object' || seen.has(schema)) return false;
+  seen.add(schema);
+  const node = schema as Record<string, unknown>;
+  if (node['x-personal-data'] === true) return true;
+  if (typeof node.$ref === 'string' && holdsPersonalData(SHARED.get(node.$ref), seen)) return true;
+  return Object.values(node).some((value) => holdsPersonalData(value, seen));
+}
+
+/**
+ * Whether an operation answers with personal data (its success responses hold a schema marked
+ * `x-personal-data`): such answers carry `Cache-Control: no-store` (app.ts), so no cache along
+ * the way keeps them.
+ */
+export function answersPersonalData(schema: { response?: unknown } | undefined): boolean {
+  const responses = (schema?.response ?? {}) as Record<string, unknown>;
+  return Object.entries(responses).some(([status, response]) => Number(status) < 300 && holdsPersonalData(response));
+}
+
+const noStoreHeader = () => ({ type: 'string', enum: ['no-store'], description: 'The answer holds personal data: no cache may store it' });
+
 export function operationSchema(spec: OperationSpec): FastifySchema {
   const defaultErrors = spec.access === 'public' ? [429, 500] : spec.access === 'token' ? [401, 429, 500] : [400, 401, 403, 404, 429, 500];
   const statuses = [...new Set([...(spec.params || spec.querystring || spec.body || spec.headers ? [400] : []), ...defaultErrors, ...(spec.errors ?? [])])].sort();
   const response: Record<number, object> = { ...spec.responses };
+  if (answersPersonalData({ response })) {
+    for (const [status, success] of Object.entries(spec.responses) as [string, { headers?: object }][]) {
+      response[Number(status)] = { ...success, headers: { ...success.headers, 'Cache-Control': noStoreHeader() } };
+    }
+  }
   // An operation's own description of a status (the token endpoint's RFC 6749 400) wins.
   for (const status of statuses) response[status] ??= problemResponse(status);
   const security = spec.access === 'public' ? [] : [{ oauth2: spec.access === 'token' ? [] : [spec.access] }];

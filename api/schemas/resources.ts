@@ -39,6 +39,8 @@ export const Owner = {
   $id: 'Owner',
   type: 'object',
   description: 'A rights holder, buyer or seller. A person’s name is present only with scope owners.read.',
+  // Persons (a name, a birth year, what they own): answers holding it are not stored by caches.
+  'x-personal-data': true,
   required: ['kind'],
   properties: {
     kind: { type: 'string', enum: ['ORGANIZATION', 'PERSON'] },
@@ -127,6 +129,8 @@ export const Unit = {
 export const Tenant = {
   $id: 'Tenant',
   type: 'object',
+  // A sole proprietorship (ENK, enskild firma) is named after its owner, a person.
+  'x-personal-data': true,
   required: ['organization', 'verification'],
   properties: {
     organization: ref('Organization'),
@@ -337,6 +341,8 @@ export const Subscription = {
 export const Identity = {
   $id: 'Identity',
   type: 'object',
+  // The caller's own identity and quota: for no one else, so for no cache.
+  'x-personal-data': true,
   required: ['clientId', 'tier', 'scopes', 'dailyCallLimit', 'callsToday'],
   properties: { clientId: str, tier: str, scopes: strings, dailyCallLimit: int, callsToday: int },
 } as const;
