@@ -5,7 +5,8 @@ import { notFound } from '../problem.js';
 import { itemsOf, jsonResponse, operationSchema, pageQuery } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { page } from '../paging.js';
-import { companyKnown, fetchCompanyProperties } from '../store/companies.js';
+import { fetchCompanyProperties } from '../store/companies.js';
+import { companyVisible } from '../store/visibility.js';
 import { propertyLinks } from './properties.js';
 
 type CompanyRequest = FastifyRequest<{ Params: { scheme: string; id: string }; Querystring: { pageSize: number; pageToken?: string } }>;
@@ -32,7 +33,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ApiContext): vo
     handler: async (request: CompanyRequest) => {
       const { scheme, id } = request.params;
       const caller = callerOf(request);
-      if (!(await companyKnown(ctx.db, scheme, id))) throw notFound('COMPANY_NOT_FOUND', `no company ${scheme}:${id} in the served registers`);
+      if (!(await companyVisible(ctx.db, scheme, id, caller.sandbox))) throw notFound('COMPANY_NOT_FOUND', `no company ${scheme}:${id} in the served registers`);
       const query = { operation: 'listCompanyProperties', params: { scheme, id }, clientId: caller.clientId };
       return page(
         ctx.keys.pageToken, query, request.query,

@@ -81,12 +81,12 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
   const ownerNote = 'A person’s name is present only when the token holds scope owners.read; birthYear stays.';
   list('/sections', 'listPropertySections', 'The sections of a property, each with its owners', 'Section', (p) => fetchSections(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
   list('/buildings', 'listPropertyBuildings', 'The buildings on a property', 'Building', (p) => fetchBuildings(ctx.db, p.country, p.cadastreId));
-  list('/units', 'listPropertyUnits', 'The units of a property and of its sections', 'Unit', (p) => fetchUnits(ctx.db, p.country, p.cadastreId));
+  list('/units', 'listPropertyUnits', 'The units of a property and of its sections', 'Unit', (p) => fetchUnits(ctx.db, p.country, p.cadastreId, p.caller.sandbox));
   list('/owners', 'listPropertyOwners', 'The rights holders of a property as a whole, across all sections', 'Owner', (p) => fetchOwners(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
   list('/tenants', 'listPropertyTenants', 'Companies with a registered business address on the property', 'Tenant', (p) => fetchTenants(ctx.db, p.country, p.cadastreId));
-  list('/comparable-transactions', 'listComparableTransactions', 'Comparable sales, most similar first', 'ComparableTransaction', (p) => fetchComparables(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
-  list('/energy-certificates', 'listEnergyCertificates', 'Energy certificates of the property’s buildings', 'EnergyCertificate', (p) => fetchEnergyCertificates(ctx.db, p.country, p.cadastreId));
-  list('/certifications', 'listCertifications', 'Environmental certifications of the property’s buildings', 'Certification', (p) => fetchCertifications(ctx.db, p.country, p.cadastreId));
+  list('/comparable-transactions', 'listComparableTransactions', 'Comparable sales, most similar first', 'ComparableTransaction', (p) => fetchComparables(ctx.db, p.country, p.cadastreId, p.withNames, p.caller.sandbox), ownerNote);
+  list('/energy-certificates', 'listEnergyCertificates', 'Energy certificates of the property’s buildings', 'EnergyCertificate', (p) => fetchEnergyCertificates(ctx.db, p.country, p.cadastreId, p.caller.sandbox));
+  list('/certifications', 'listCertifications', 'Environmental certifications of the property’s buildings', 'Certification', (p) => fetchCertifications(ctx.db, p.country, p.cadastreId, p.caller.sandbox));
   list('/zoning-plans', 'listZoningPlans', 'Zoning plans covering the property (proposed, adopted or repealed)', 'ZoningPlan', async (p) =>
     (await fetchZoningPlans(ctx.db, p.country, p.cadastreId)).map((plan) => ({
       ...plan.plan,
@@ -131,5 +131,5 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
   paged('/transactions', 'listPropertyTransactions', 'Registered transactions of a property, newest first (paged)', 'Transaction',
     (p, after, limit) => fetchTransactions(ctx.db, p.country, p.cadastreId, p.withNames, after, limit), (row) => [row.registered_at, row.transaction_id], (row) => row.transaction, ownerNote);
   paged('/building-permits', 'listBuildingPermits', 'Building permit cases of a property, newest first (paged)', 'BuildingPermit',
-    (p, after, limit) => fetchBuildingPermits(ctx.db, p.country, p.cadastreId, after, limit), (row) => [row.applied, row.case_id], (row) => row.permit);
+    (p, after, limit) => fetchBuildingPermits(ctx.db, p.country, p.cadastreId, p.caller.sandbox, after, limit), (row) => [row.applied, row.case_id], (row) => row.permit);
 }
