@@ -8,6 +8,7 @@ import { ref } from '../schemas/values.js';
 import { hashSecret, verifySecret } from '../auth/secret-hash.js';
 import { parseScopes, type Scope } from '../auth/scopes.js';
 import { issueToken } from '../auth/tokens.js';
+import { GateFull, scryptGate } from '../auth/scrypt-gate.js';
 import { callsToday } from '../limits/call-counter.js';
 import { basicCredentials } from '../validation.js';
 
@@ -41,6 +42,16 @@ const oauthErrorSchema = {
 
 // Verified against when the client id is unknown, so an unknown id takes as long as a wrong secret.
 const dummyHash = hashSecret('not-a-client-secret');
+
+/**
+ * Failed token requests a client may make per window; past them its token requests are
+ * refused (429) without running scrypt until the window ends. Counted in the store
+ * (api_token_attempt), so the limit is the same across API processes.
+ */
+export const TOKEN_FAILURES_PER_CLIENT = 10;
+export const TOKEN_FAILURE_WINDOW_S = 60;
+/** The scrypt of token requests for unknown client ids waits in one queue of the gate. */
+const UNKNOWN_CLIENT_KEY = '(unknown client)';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/auth/token', {
@@ -100,14 +111,34 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ApiContext): void 
         throw new OAuthError('invalid_request', request.validationError.message);
       }
       const credentials = clientCredentials(request.headers.authorization, body);
-      const client = await ctx.db.query(`SELECT client_id, secret_hash, scopes FROM api_client WHERE client_id = $1`, [credentials.clientId]);
+      // One statement: the client, and one attempt taken from its failure budget before any scrypt runs.
+      const client = await ctx.db.query(
+        `SELECT c.client_id, c.secret_hash, c.scopes, c.disabled_at, a.admitted, a.retry_s, a.attempt_window
+         FROM api_client c CROSS JOIN LATERAL api_token_attempt(c.client_id, $2, $3) a
+         WHERE c.client_id = $1 AND c.deleted_at IS NULL`,
+        [credentials.clientId, TOKEN_FAILURES_PER_CLIENT, TOKEN_FAILURE_WINDOW_S],
+      );
       const row = client.rows[0];
-      const secretOk = await verifySecret(credentials.clientSecret, row?.secret_hash ?? (await dummyHash));
-      if (!row || !secretOk) {
-        throw credentials.viaHeader
-          ? new OAuthError('invalid_client', 'unknown client or wrong secret', 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' })
-          : new OAuthError('invalid_client', 'unknown client or wrong secret');
+      if (row && !row.admitted) {
+        throw new ApiProblem(429, 'RATE_LIMITED', `more than ${TOKEN_FAILURES_PER_CLIENT} failed token requests for this client within ${TOKEN_FAILURE_WINDOW_S} s; retry in ${row.retry_s} s`, {
+          'Retry-After': String(row.retry_s),
+        });
       }
+      let secretOk: boolean;
+      try {
+        secretOk = await scryptGate.run(row ? row.client_id : UNKNOWN_CLIENT_KEY, async () => verifySecret(credentials.clientSecret, row?.secret_hash ?? (await dummyHash)));
+      } catch (error) {
+        if (!(error instanceof GateFull)) throw error;
+        throw new ApiProblem(429, 'RATE_LIMITED', 'too many token requests are waiting to be checked; retry in a second', { 'Retry-After': String(error.retryAfterS) });
+      }
+      const refused = (description: string) =>
+        credentials.viaHeader
+          ? new OAuthError('invalid_client', description, 401, { 'WWW-Authenticate': 'Basic realm="nordprop"' })
+          : new OAuthError('invalid_client', description);
+      if (!row || !secretOk) throw refused('unknown client or wrong secret');
+      if (row.disabled_at) throw refused('the client is disabled');
+      // A verified secret gives its attempt back: the budget counts failures only.
+      await ctx.db.query(`SELECT api_token_attempt_passed($1, $2)`, [row.client_id, row.attempt_window]);
       const granted = row.scopes as Scope[];
       let scopes: Scope[] = granted;
       if (body.scope !== undefined) {
@@ -118,7 +149,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ApiContext): void 
         }
         scopes = requested.scopes;
       }
-      const issued = await issueToken(ctx.db, row.client_id, scopes);
+      const issued = await issueToken(ctx.db, row.client_id, scopes, row.secret_hash);
+      // Its secret was replaced, or it was disabled or deleted, since the secret was checked.
+      if (!issued) throw refused('unknown client or wrong secret');
       reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
       return { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn, scope: scopes.join(' ') };
     },
