@@ -27,6 +27,17 @@ export interface PipelineRun {
   ledger: Record<string, LedgerEntry>;
 }
 
+/**
+ * A run still going at its time limit: the workflow was terminated (its activity may still be
+ * running in the worker and in PostgreSQL; the caller stops those). `runId` reads its ledger.
+ */
+export class PipelineTimeout extends Error {
+  constructor(readonly runId: string, readonly seconds: number) {
+    super(`run ${runId} still running after ${seconds.toFixed(0)} s: terminated`);
+    this.name = 'PipelineTimeout';
+  }
+}
+
 let sequence = 0;
 function benchRunId(label: string): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -41,6 +52,7 @@ async function execute(
   label: string,
   args: Record<string, unknown>,
   sourceIds: string[],
+  timeoutSeconds?: number,
 ): Promise<PipelineRun> {
   const runId = benchRunId(label);
   const { seconds, result: summary } = await timed(async () => {
@@ -50,8 +62,17 @@ async function execute(
       args: [{ ...args, runId }],
     });
     try {
-      return (await handle.result()) as RunSummary;
+      const result = handle.result() as Promise<RunSummary>;
+      if (timeoutSeconds === undefined) return await result;
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), timeoutSeconds * 1000)));
+      const first = await Promise.race([result, expired]).finally(() => clearTimeout(timer));
+      if (first !== 'expired') return first;
+      result.catch(() => undefined); // it rejects once terminated
+      await handle.terminate(`bench: time limit of ${timeoutSeconds} s`);
+      throw new PipelineTimeout(runId, timeoutSeconds);
     } catch (error) {
+      if (error instanceof PipelineTimeout) throw error;
       const cause = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message;
       throw new Error(`${workflow} ${runId} failed: ${cause}`);
     }
@@ -61,9 +82,12 @@ async function execute(
   return { runId, seconds, summary, ledger };
 }
 
-/** A forced backfill of one source from an explicit file: a full first load of that register. */
-export async function runBackfill(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceId: string, input: string): Promise<PipelineRun> {
-  const run = await execute(pipeline, pool, taskQueue, 'backfill', sourceId.replace(/^no-/, ''), { sourceId, input, force: true }, [sourceId]);
+/**
+ * A forced backfill of one source from an explicit file: a full first load of that register.
+ * With `timeoutSeconds`, a run still going then is terminated and PipelineTimeout thrown.
+ */
+export async function runBackfill(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceId: string, input: string, timeoutSeconds?: number): Promise<PipelineRun> {
+  const run = await execute(pipeline, pool, taskQueue, 'backfill', sourceId.replace(/^no-/, ''), { sourceId, input, force: true }, [sourceId], timeoutSeconds);
   const entry = run.ledger[sourceId];
   if (run.summary.outcome !== 'succeeded' || entry.outcome !== 'published') {
     throw new Error(`backfill of ${sourceId} ended ${run.summary.outcome}/${entry.outcome}: ${entry.error ?? 'no error recorded'}`);
