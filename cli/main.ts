@@ -10,6 +10,7 @@ import { workerCommand } from './commands/worker.js';
 import { sampleCommand } from './commands/sample.js';
 import { apiCommand } from './commands/api.js';
 import { createClientCommand, listClientsCommand } from './commands/clients.js';
+import { addClientLifecycleCommands } from './commands/client-lifecycle.js';
 import { dispatchCommand, listDeliveriesCommand, showDeliveryCommand } from './commands/deliveries.js';
 import { SOURCES } from '../sources/registry.js';
 import { deriveCommand } from './commands/derive.js';
@@ -211,6 +212,7 @@ clients
   .description('the API clients, with their calls today')
   .addOption(json())
   .action(run((o) => listClientsCommand({ json: !!o.json })));
+addClientLifecycleCommands(clients, run);
 
 const deliveries = program
   .command('deliveries')
