@@ -1,0 +1,128 @@
+import pg from 'pg';
+import { expect } from 'vitest';
+import { stagingTableName } from '../../../activities/staging-table.js';
+import { contentDigest, ledger, stagingTables, type FaultStack, type Scenario, type Settled, type StartedRun } from './stack.js';
+import { waitFor } from './util.js';
+
+/**
+ * Landing a fault at a known point, and what a user checks afterwards.
+ *
+ * A lock of the test's own holds the pipeline at a known statement: `LOCK TABLE … IN SHARE
+ * MODE` lets readers through but makes the next COPY into a staging table, or the publish's
+ * first write to a live table, wait for it. The fault is injected while the pipeline waits
+ * there, and the lock released afterwards (a restarted cluster releases it by itself).
+ */
+
+export interface Hold {
+  /** Rows in the table when the lock was granted (staging holds). */
+  rows: number;
+  /** COMMIT the test's transaction; a no-op once the session is gone (a restarted cluster). */
+  release(): Promise<void>;
+}
+
+async function lockTable(url: string, table: string): Promise<{ client: pg.Client; release: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString: url, application_name: 'nordprop-fault-test' });
+  client.on('error', () => undefined);
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE ${table} IN SHARE MODE`);
+  return {
+    client,
+    async release() {
+      await client.query('COMMIT').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    },
+  };
+}
+
+/** Until a pipeline session waits for a lock on `table` (held by the test); returns the statement that waits. */
+export async function waitUntilBlockedOn(scenario: Scenario, table: string, timeoutMs = 120_000): Promise<string> {
+  return waitFor(`a pipeline statement waiting for the lock on ${table}`, async () => {
+    const result = await scenario.pool.query<{ query: string }>(
+      `SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE NOT l.granted AND l.relation = to_regclass($1) AND a.datname = current_database() AND a.application_name = 'nordprop'`,
+      [table],
+    );
+    return result.rows[0]?.query;
+  }, timeoutMs);
+}
+
+/**
+ * Holds the run's stage mid-file: once its staging table holds committed rows, locks it, and
+ * waits until the stage's next COPY waits for the lock (so the fault lands with some chunks
+ * committed and more to come).
+ */
+export async function holdStage(scenario: Scenario, run: StartedRun, sourceId = 'no-address'): Promise<Hold> {
+  const table = stagingTableName(sourceId, run.runId);
+  await waitFor(`rows in ${table}`, async () => {
+    const exists = await scenario.pool.query<{ t: string | null }>(`SELECT to_regclass($1)::text AS t`, [table]);
+    if (!exists.rows[0].t) return false;
+    const rows = await scenario.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+    return rows.rows[0].n > 0;
+  }, 120_000, { intervalMs: 10 });
+  const lock = await lockTable(scenario.url, table);
+  const rows = (await lock.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
+  const waiting = await waitUntilBlockedOn(scenario, table);
+  if (!/^\s*COPY\b/i.test(waiting)) {
+    await lock.release();
+    throw new Error(`precondition: the stage was to wait mid-file in its next COPY, but what waits is: ${waiting.slice(0, 200)}`);
+  }
+  return { rows, release: lock.release };
+}
+
+/** Holds the publish inside its transaction: lock the live table now, then wait until the publish waits for it. */
+export async function lockLive(scenario: Scenario, table = 'address'): Promise<Hold & { blocked(): Promise<void> }> {
+  const lock = await lockTable(scenario.url, table);
+  return {
+    rows: 0,
+    release: lock.release,
+    async blocked() {
+      await waitUntilBlockedOn(scenario, table);
+    },
+  };
+}
+
+export type Which = 'A' | 'B' | 'C';
+
+/** Which snapshot live holds exactly (compared with the real published states), or undefined for anything else. */
+export async function liveSnapshot(stack: FaultStack, pool: pg.Pool): Promise<Which | undefined> {
+  const live = JSON.stringify(await contentDigest(pool, stack.addressTables));
+  const known: [Which, unknown][] = [['A', stack.digestA], ['B', stack.digestB], ['C', stack.digestC]];
+  return known.find(([, digest]) => JSON.stringify(digest) === live)?.[0];
+}
+
+/** Live is exactly A or exactly B, never a mix; which one. */
+export async function expectLiveIsAOrB(stack: FaultStack, scenario: Scenario, allowed: readonly Which[] = ['A', 'B']): Promise<Which> {
+  const which = await liveSnapshot(stack, scenario.pool);
+  if (!which || !allowed.includes(which)) {
+    const count = (await scenario.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM address`)).rows[0].n;
+    const sizes = allowed.map((w) => `${w} (${stack.inputs.snapshots[w.toLowerCase() as 'a' | 'b' | 'c'].length} rows)`).join(' or ');
+    expect.fail(`live is not ${sizes} but ${which ? `snapshot ${which}` : `${count} rows matching no snapshot (a mix${count === 0 ? ': emptied' : ''})`}`);
+  }
+  return which;
+}
+
+/**
+ * What a user checks after a run: the workflow closed, the ledger's run and source entries have
+ * a final outcome, no staging table is left, live is A or B and agrees with the outcome, and a
+ * failure says what happened. Returns which snapshot is live.
+ */
+export async function expectSettledRun(stack: FaultStack, scenario: Scenario, run: StartedRun, settled: Settled): Promise<Which> {
+  const entry = await ledger(scenario, run.runId);
+  const live = await liveSnapshot(stack, scenario.pool);
+  console.log(`${scenario.name}: run ${entry?.runOutcome}, source ${entry?.sourceOutcome}, live ${live ?? 'a mix'}${entry?.error ? `, error: ${entry.error}` : ''}`);
+  const which = await expectLiveIsAOrB(stack, scenario);
+  expect(entry, `ledger of run ${run.runId}`).toBeDefined();
+  expect(entry!.runOutcome, `run ${run.runId} outcome`).not.toBe('running');
+  expect(entry!.sourceOutcome, `source_run of ${run.runId} outcome (${entry!.error ?? 'no error'})`).not.toBe('running');
+  expect(await stagingTables(scenario), 'tables left in schema staging').toEqual([]);
+  if (entry!.sourceOutcome === 'published') {
+    expect(which, 'live after a published run').toBe('B');
+  } else {
+    expect(which, `live after a ${entry!.sourceOutcome} run`).toBe('A');
+    expect(entry!.error, 'the error a data engineer reads').toBeTruthy();
+  }
+  expect(settled.status, `workflow ${run.workflowId} status`).toBe('COMPLETED');
+  expect(scenario.worker.crashes(), 'worker processes that died on their own').toEqual([]);
+  return which;
+}
