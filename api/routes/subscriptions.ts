@@ -10,7 +10,7 @@ import { EVENT_TYPES } from '../schemas/resources.js';
 import { ref } from '../schemas/values.js';
 import { sealSecret } from '../secrets/secret-box.js';
 import { propertyVisible } from '../store/property.js';
-import { companyKnown } from '../store/companies.js';
+import { companyVisible } from '../store/visibility.js';
 import { deleteSubscription, insertSubscription, listSubscriptions, lockedSubscriptionCount, type SubscriptionTarget } from '../store/subscriptions.js';
 import { TargetPolicy, WebhookTargetRefused } from '../../events/target-policy.js';
 
@@ -125,7 +125,7 @@ async function checkWebhookUrl(targets: TargetPolicy, url: string): Promise<void
 /** The target must exist in the served registers (and be a demo property for a sandbox); read in the caller's transaction. */
 async function checkTarget(ctx: ApiContext, db: pg.PoolClient, target: SubscriptionTarget, sandbox: boolean): Promise<SubscriptionTarget> {
   if (target.kind === 'COMPANY') {
-    if (!(await companyKnown(db, target.scheme, target.id))) throw notFound('COMPANY_NOT_FOUND', `no company ${target.scheme}:${target.id}`);
+    if (!(await companyVisible(db, target.scheme, target.id, sandbox))) throw notFound('COMPANY_NOT_FOUND', `no company ${target.scheme}:${target.id}`);
     return target;
   }
   const country = checkCountry(ctx.countries, target.country);

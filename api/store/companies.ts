@@ -2,16 +2,6 @@ import type pg from 'pg';
 import type { PageKey } from '../paging.js';
 import { visibleTo } from './visibility.js';
 
-/** True when the company is in the company register or holds title to a property. */
-export async function companyKnown(db: pg.Pool | pg.PoolClient, scheme: string, id: string): Promise<boolean> {
-  const result = await db.query(
-    `SELECT 1 WHERE EXISTS (SELECT 1 FROM company WHERE org_scheme = $1 AND org_id = $2)
-                 OR EXISTS (SELECT 1 FROM owner WHERE org_scheme = $1 AND org_id = $2)`,
-    [scheme, id],
-  );
-  return result.rowCount === 1;
-}
-
 export interface CompanyPropertyRow {
   country: string;
   cadastre_id: string;
