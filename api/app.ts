@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { Config } from '../lib/config.js';
@@ -21,6 +20,7 @@ import { registerCompanyRoutes } from './routes/companies.js';
 import { registerAreaRoutes } from './routes/areas.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerZoningDocumentRoute } from './routes/zoning-documents.js';
+import { apiLogController, apiLoggerOptions, registerTelemetry, requestLoggerFactory, traceIdOf } from './telemetry/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,6 +38,8 @@ export interface AppOptions {
   /** Overrides config.api.baseUrl (tests listening on a random port). */
   baseUrl?: string;
   logger?: boolean;
+  /** Where the log lines go instead of stdout (tests read them); only with `logger`. */
+  logStream?: { write(line: string): void };
 }
 
 // JSON bodies are small here (100 ids, a subscription); anything larger is refused with 413.
@@ -47,9 +49,12 @@ const BODY_LIMIT = 64 * 1024;
 export async function buildApp(options: AppOptions): Promise<{ app: FastifyInstance; ctx: ApiContext }> {
   const ctx = createContext(options.db, options.lookups, options.config, options.masterKey, options.baseUrl);
   const app = Fastify({
-    // Warnings and errors only (with the trace id): a log line per request costs more than some requests.
-    logger: options.logger ? { level: 'warn' } : false,
-    genReqId: () => randomUUID(),
+    // One JSON line per request, by api/telemetry (not Fastify's own lines, which hold the raw URL).
+    logger: options.logger ? apiLoggerOptions(options.logStream) : false,
+    logController: apiLogController(),
+    childLoggerFactory: requestLoggerFactory,
+    // The W3C traceparent's trace id when the request has one: the log's and Problem Details' traceId.
+    genReqId: traceIdOf,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     // An address of 200 characters, percent-encoded, is up to 1800 characters.
@@ -67,6 +72,7 @@ export async function buildApp(options: AppOptions): Promise<{ app: FastifyInsta
   await registerOpenApi(app, ctx.baseUrl);
   for (const schema of shared) app.addSchema(schema);
   registerErrorHandling(app, ctx.baseUrl);
+  registerTelemetry(app, ctx);
   registerGuard(app, ctx);
   registerCharsetCheck(app);
   registerTextCheck(app);

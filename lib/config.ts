@@ -59,6 +59,20 @@ export interface Config {
    * subscriptions one client may have (NORDPROP_WEBHOOK_MAX_SUBSCRIPTIONS).
    */
   webhooks: { allowedHosts: string[]; maxSubscriptionsPerClient: number };
+  /**
+   * Where the worker serves Prometheus metrics (NORDPROP_METRICS_PORT: a port, on 127.0.0.1, or
+   * `host:port`), as `host:port`; unset: no metrics server.
+   */
+  workerMetricsAddress: string | undefined;
+}
+
+function metricsAddress(): string | undefined {
+  const raw = process.env.NORDPROP_METRICS_PORT?.trim();
+  if (!raw) return undefined;
+  const match = /^(?:(.+):)?(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65535) throw new Error(`NORDPROP_METRICS_PORT="${raw}" must be a port (1–65535) or host:port`);
+  return `${match[1] ?? '127.0.0.1'}:${port}`;
 }
 
 export function loadConfig(): Config {
@@ -92,5 +106,6 @@ export function loadConfig(): Config {
         return max;
       })(),
     },
+    workerMetricsAddress: metricsAddress(),
   };
 }

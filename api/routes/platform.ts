@@ -14,7 +14,7 @@ const linkTarget = {
   additionalProperties: true,
 };
 
-/** The catalog (RFC 9727), this description, its documentation and a health status; no token. */
+/** The catalog (RFC 9727), the OAuth metadata (RFC 8414), this description, its documentation and a health status; no token. */
 export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get('/.well-known/api-catalog', {
     config: { access: 'public' },
@@ -60,6 +60,46 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
         ],
       };
     },
+  });
+
+  // RFC 8414 metadata, so OAuth clients (openid-client's discovery, for one) find the token
+  // endpoint from the issuer alone. The issuer is the base URL; with a path in it
+  // (https://host/nordprop), RFC 8414 puts this document at https://host/.well-known/oauth-authorization-server/nordprop,
+  // which the proxy in front must route here.
+  app.get('/.well-known/oauth-authorization-server', {
+    config: { access: 'public' },
+    schema: operationSchema({
+      operationId: 'getAuthorizationServerMetadata',
+      summary: 'OAuth 2.0 authorization server metadata (RFC 8414): the token endpoint, grant, client authentication and scopes',
+      tags: ['platform'],
+      access: 'public',
+      responses: {
+        200: jsonResponse('The authorization server metadata', {
+          type: 'object',
+          required: ['issuer', 'token_endpoint', 'grant_types_supported', 'token_endpoint_auth_methods_supported', 'scopes_supported', 'response_types_supported'],
+          properties: {
+            issuer: { type: 'string', format: 'uri' },
+            token_endpoint: { type: 'string', format: 'uri' },
+            grant_types_supported: { type: 'array', items: { type: 'string', enum: ['client_credentials'] } },
+            token_endpoint_auth_methods_supported: { type: 'array', items: { type: 'string', enum: ['client_secret_basic', 'client_secret_post'] } },
+            scopes_supported: { type: 'array', items: { type: 'string' } },
+            response_types_supported: { type: 'array', items: { type: 'string' }, description: 'Empty: no authorization endpoint, client credentials only' },
+            service_documentation: { type: 'string', format: 'uri' },
+          },
+        }),
+      },
+    }),
+    handler: async () => ({
+      issuer: ctx.baseUrl,
+      token_endpoint: `${ctx.baseUrl}/auth/token`,
+      grant_types_supported: ['client_credentials'],
+      // RFC 6749 2.3.1: HTTP Basic or the form body (api/routes/auth.ts).
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: ALL_SCOPES,
+      // Required by RFC 8414; this server has no authorization endpoint, so no response type.
+      response_types_supported: [],
+      service_documentation: `${ctx.baseUrl}/docs`,
+    }),
   });
 
   app.get('/openapi.yaml', {

@@ -1,9 +1,13 @@
 import { loadConfig } from '../../lib/config.js';
 import { createWorker } from '../../lib/temporal/worker.js';
+import { installWorkerMetrics } from '../../lib/metrics/worker-metrics.js';
 
 /** Runs the pipeline worker until SIGINT/SIGTERM (the SDK shuts down gracefully on those). */
 export async function workerCommand(): Promise<number> {
   const config = loadConfig();
+  // Before the worker connects: the SDK's runtime is created once, with its metrics exporter.
+  const metrics = installWorkerMetrics(config);
+  if (metrics) console.log(`worker metrics on http://${metrics}/metrics`);
   const worker = await createWorker({ config });
   console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress} (namespace ${config.temporalNamespace})`);
   await worker.run();

@@ -1,0 +1,121 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, type Worker } from '@temporalio/worker';
+import { loadConfig } from '../../lib/config.js';
+import { closePools } from '../../lib/db.js';
+import { installWorkerMetrics } from '../../lib/metrics/worker-metrics.js';
+import { createWorker } from '../../lib/temporal/worker.js';
+import { createTestDatabase } from '../support/database.js';
+import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
+import { runBackfill, sourceOf } from '../support/runs.js';
+
+/**
+ * A worker with NORDPROP_METRICS_PORT set, as `nordprop worker` starts one (installWorkerMetrics,
+ * then createWorker), on the shared dev server. Not test/support/pipeline.ts: that installs the
+ * SDK's runtime without an exporter, and a process has one runtime.
+ */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('NORDPROP_METRICS_PORT', () => {
+  it('is a port on loopback or host:port; unset, no metrics server', () => {
+    const address = (value: string | undefined) => {
+      const saved = process.env.NORDPROP_METRICS_PORT;
+      if (value === undefined) delete process.env.NORDPROP_METRICS_PORT;
+      else process.env.NORDPROP_METRICS_PORT = value;
+      try {
+        return loadConfig().workerMetricsAddress;
+      } finally {
+        if (saved === undefined) delete process.env.NORDPROP_METRICS_PORT;
+        else process.env.NORDPROP_METRICS_PORT = saved;
+      }
+    };
+    expect(address(undefined)).toBeUndefined();
+    expect(address('')).toBeUndefined();
+    expect(address('9464')).toBe('127.0.0.1:9464');
+    expect(address('0.0.0.0:9464')).toBe('0.0.0.0:9464');
+    expect(() => address('metrics')).toThrow(/NORDPROP_METRICS_PORT/);
+    expect(() => address('70000')).toThrow(/NORDPROP_METRICS_PORT/);
+    expect(installWorkerMetrics({ ...loadConfig(), workerMetricsAddress: undefined })).toBeUndefined();
+  });
+});
+
+describe('the worker’s metrics', () => {
+  let port: number;
+  let worker: Worker;
+  let running: Promise<void>;
+  let nativeConnection: NativeConnection;
+  let connection: Connection;
+  let client: Client;
+  let dataDir: string;
+  let dropDatabase: () => Promise<void>;
+
+  beforeAll(async () => {
+    port = await freePort();
+    const database = await createTestDatabase();
+    dropDatabase = database.drop;
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-test-'));
+    Object.assign(process.env, {
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      NORDPROP_TASK_QUEUE: `nordprop-test-${process.pid}-metrics`,
+      NORDPROP_DATA_DIR: dataDir,
+      NORDPROP_METRICS_PORT: String(port),
+    });
+    const config = loadConfig();
+    expect(installWorkerMetrics(config, { logger: new DefaultLogger('WARN') })).toBe(`127.0.0.1:${port}`);
+    nativeConnection = await NativeConnection.connect({ address: config.temporalAddress });
+    worker = await createWorker({ config, connection: nativeConnection, workflowBundle: { codePath: inject('workflowBundlePath') } });
+    running = worker.run();
+    connection = await Connection.connect({ address: config.temporalAddress });
+    client = new Client({ connection, namespace: config.temporalNamespace });
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await nativeConnection?.close();
+    await connection?.close();
+    await closePools();
+    await dropDatabase?.();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the SDK’s metrics and rows staged, rejected and published and phase durations per source after a backfill', async () => {
+    const summary = await runBackfill(client, process.env.NORDPROP_TASK_QUEUE!, { sourceId: 'no-address', input: REAL_ADDRESS_ZIP });
+    expect(sourceOf(summary, 'no-address')).toMatchObject({ outcome: 'published', rowsStaged: 47, rowsRejected: 0, inserted: 47 });
+
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const value = (name: string, labels: Record<string, string>) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    expect(value('nordprop_rows_staged_total', { source: 'no-address' })).toBe(47);
+    expect(value('nordprop_rows_read_total', { source: 'no-address' })).toBe(47);
+    expect(value('nordprop_rows_rejected_total', { source: 'no-address' })).toBe(0);
+    expect(value('nordprop_rows_published_total', { source: 'no-address', change: 'inserted' })).toBe(47);
+    expect(value('nordprop_rows_published_total', { source: 'no-address', change: 'deleted' })).toBe(0);
+    for (const phase of ['download', 'stage', 'validate', 'publish']) {
+      expect(value('nordprop_phase_duration_seconds_count', { source: 'no-address', phase }), phase).toBe(1);
+      expect(value('nordprop_phase_duration_seconds_sum', { source: 'no-address', phase }), phase).toBeGreaterThan(0);
+    }
+    // nordprop's histogram has its own buckets (seconds), not the SDK's millisecond ones.
+    expect(value('nordprop_phase_duration_seconds_bucket', { source: 'no-address', phase: 'publish', le: '3600' })).toBe(1);
+    // The SDK's own: activity and workflow task metrics of this task queue.
+    expect(value('temporal_activity_execution_latency_count', { activity_type: 'stageArtifact', task_queue: process.env.NORDPROP_TASK_QUEUE! })).toBe(1);
+    expect(text).toMatch(/^temporal_workflow_completed\{/m);
+  });
+});
