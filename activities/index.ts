@@ -6,3 +6,4 @@ export { publishStaged, dropStaging } from './publish.js';
 export { planDerive, deriveDataset, dropDerivedStaging } from './derive.js';
 export { dispatchEvents, attemptDelivery, failDelivery } from './deliveries.js';
 export { reconcileAbandonedRuns } from './reconcile.js';
+export { sendRunAlert } from './alerts.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from 'commander';
 import { SOURCES } from '../sources/registry.js';
-import { DATASET_IDS } from '../derive/registry.js';
+import { DATASET_IDS, deriveLedgerId } from '../derive/registry.js';
 import { ALL_SCOPES, parseScopes } from '../api/auth/scopes.js';
 
 /**
@@ -97,6 +97,23 @@ function oneOf(what: string, known: readonly string[]): ArgumentParser<string> {
 export const sourceId = oneOf('source', SOURCES.map((source) => source.id));
 /** A derived dataset id of derive/registry.ts. */
 export const datasetId = oneOf('dataset', DATASET_IDS);
+
+/** What the run ledger names a source by: a source id, or a derived dataset's ledger id (`derive-no-tenants`). */
+export const ledgerSourceId = oneOf('source', [
+  ...SOURCES.map((source) => source.id),
+  ...DATASET_IDS.flatMap((id) => (['NO', 'SE'] as const).map((country) => deriveLedgerId(id, country))),
+]);
+
+/** Outcomes of a run (succeeded, partial, failed, running) and of a source in it (published, unchanged, failed, running). */
+export const RUN_OUTCOMES = ['succeeded', 'partial', 'failed', 'running'] as const;
+export const SOURCE_OUTCOMES = ['published', 'unchanged', 'failed', 'running'] as const;
+export const outcome = oneOf('outcome', [...new Set([...RUN_OUTCOMES, ...SOURCE_OUTCOMES])]);
+
+/** A run id as the ledger holds it (`r20251126-020000-1a2b3c`): letters, digits, `.`, `_` and `-`. */
+export const runId: ArgumentParser<string> = (value) => {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value)) throw invalid('expected a run id such as r20251126-020000-1a2b3c (see: nordprop runs)');
+  return value;
+};
 
 /** API scopes, space- or comma-delimited, all known. */
 export const scopes: ArgumentParser<string[]> = (value) => {

@@ -1,7 +1,10 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { closePools } from '../lib/db.js';
 import { startRun } from './commands/run-workflow.js';
-import { listRuns, showRun } from './commands/runs.js';
+import { listRuns, showRun, watchRun } from './commands/runs.js';
+import { listRejects } from './commands/rejects.js';
+import { testAlertCommand } from './commands/alerts.js';
+import { versionText } from './version.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { setupCommand } from './commands/setup.js';
 import { lookupCommand } from './commands/lookup.js';
@@ -19,8 +22,8 @@ import { DATASET_IDS } from '../derive/registry.js';
 import { MIN_SCALE, SAMPLE_PROFILES } from '../sample/profile.js';
 import { TIER_NAMES } from '../api/auth/tiers.js';
 import {
-  calendarDate, datasetId, decimal, duration, existingFolder, inputPathOrUrl, latitude, longitude, many, outputFile, outputFolder,
-  positiveWholeNumber, scopes, sha256Hex, sourceId, tcpPort, uuid, wholeNumber,
+  calendarDate, datasetId, decimal, duration, existingFolder, inputPathOrUrl, latitude, ledgerSourceId, longitude, many, outcome, outputFile, outputFolder,
+  positiveWholeNumber, RUN_OUTCOMES, runId, scopes, sha256Hex, sourceId, tcpPort, uuid, wholeNumber,
 } from './arguments.js';
 import { DEFAULT_RECONNECT_TIMEOUT_MS } from './wait-for-run.js';
 
@@ -33,7 +36,14 @@ const program = new Command('nordprop')
   // Options after a sub-command belong to it (`runs show ID --json`), not to `runs`.
   .enablePositionalOptions()
   // Commander's errors are thrown (and their exit code set below) instead of exiting, so the pools close.
-  .exitOverride();
+  .exitOverride()
+  .option('-V, --version', 'print the version (package.json) and the git commit');
+// As commander's .version(), but the git commit is read only when asked for.
+program.on('option:version', () => {
+  const text = versionText();
+  console.log(text);
+  throw new CommanderError(0, 'commander.version', text);
+});
 
 let exitCode = 0;
 const run = (action: (...args: any[]) => Promise<number>) => async (...args: any[]) => {
@@ -130,16 +140,52 @@ program
 
 const runs = program
   .command('runs')
-  .description('list recent runs from the run ledger')
+  .description('recent runs from the run ledger, or one source\'s history (--source)')
   .addOption(new Option('--limit <n>', 'how many').argParser(wholeNumber({ min: 1, max: 10_000 })).default(20))
+  .addOption(new Option('--source <id>', 'one source\'s runs, newest first, with its counts and phase durations (a source id, or a derived dataset\'s ledger id such as derive-no-tenants)').argParser(ledgerSourceId))
+  .addOption(new Option('--since <date>', 'runs started on this day (YYYY-MM-DD, local time) or later').argParser(calendarDate))
+  .addOption(
+    new Option('--outcome <outcome...>', 'only these outcomes: succeeded, partial, failed, running; with --source also published, unchanged (then failed and running are the source\'s)').argParser(many(outcome)),
+  )
   .addOption(json())
-  .action(run((o) => listRuns({ limit: o.limit, json: !!o.json })));
+  .action(
+    run((o, command: Command) => {
+      const ofSources = (o.outcome ?? []).filter((value: string) => !(RUN_OUTCOMES as readonly string[]).includes(value));
+      if (ofSources.length && !o.source) command.error(`error: --outcome ${ofSources.join(', ')}: a source's outcome, only with --source (a run's are ${RUN_OUTCOMES.join(', ')})`, { exitCode: USAGE });
+      return listRuns({ limit: o.limit, json: !!o.json, source: o.source, since: o.since, outcomes: o.outcome });
+    }),
+  );
 runs
-  .command('show <runId>')
-  .description('one run: per source counts, phases, errors, and its rejected rows')
+  .command('show')
+  .addArgument(new Argument('<runId>', 'the run id').argParser(runId))
+  .description('one run: per source counts, phases in order, time waiting for a worker, per-table changes, errors, its alert, and its rejected rows')
   .addOption(new Option('--rejects <n>', 'how many rejected rows to list').argParser(wholeNumber({ min: 0, max: 100_000 })).default(20))
   .addOption(json())
-  .action(run((runId, o) => showRun(runId, { json: !!o.json, rejects: o.rejects })));
+  .action(run((id, o) => showRun(id, { json: !!o.json, rejects: o.rejects })));
+runs
+  .command('watch')
+  .addArgument(new Argument('<runId>', 'the run id').argParser(runId))
+  .description('follow a run started elsewhere (the schedule, another shell): progress, then its summary; exits as --wait does')
+  .addOption(reconnectTimeout())
+  .addOption(json())
+  .action(run((id, o) => watchRun(id, { json: !!o.json, reconnectTimeoutMs: o.reconnectTimeout })));
+
+program
+  .command('rejects')
+  .description('rejected and repaired rows from the ledger: run, source, position in the file, reason and raw text')
+  .addOption(new Option('--run <id>', 'only this run (in file order)').argParser(runId))
+  .addOption(new Option('--source <id>', 'only this source').argParser(ledgerSourceId))
+  .option('--reason <text>', 'only reasons containing this text (any case)')
+  .addOption(new Option('--limit <n>', 'how many').argParser(wholeNumber({ min: 1, max: 100_000 })).default(50))
+  .addOption(json())
+  .action(run((o) => listRejects({ run: o.run, source: o.source, reason: o.reason, limit: o.limit, json: !!o.json })));
+
+const alerts = program.command('alerts').description('alerts to the operator channel (NORDPROP_ALERT_WEBHOOK_URL) when a run ends partial or failed');
+alerts
+  .command('test')
+  .description('post a test message to NORDPROP_ALERT_WEBHOOK_URL; exits 1 with the reason when it fails')
+  .addOption(json())
+  .action(run((o) => testAlertCommand({ json: !!o.json })));
 
 program
   .command('schedule')

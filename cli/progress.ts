@@ -1,14 +1,28 @@
 import cliProgress from 'cli-progress';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { ProgressDetails } from '../activities/types.js';
 
 const MB = 1024 * 1024;
 
-function readDetails(description: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['describe']>>): ProgressDetails | undefined {
+type Description = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['describe']>>;
+
+function readDetails(description: Description): ProgressDetails | undefined {
   for (const activity of description.raw.pendingActivities ?? []) {
     const payload = activity.heartbeatDetails?.payloads?.[0];
     if (payload) return defaultPayloadConverter.fromPayload<ProgressDetails>(payload);
+  }
+  return undefined;
+}
+
+/** The ingest phases, by the activity that runs each (workflows/ingest-source.ts). */
+const PHASE_OF_ACTIVITY: Record<string, string> = { downloadArtifact: 'download', stageArtifact: 'stage', validateStaged: 'validate', publishStaged: 'publish' };
+
+/** The phase an ingest workflow is in, by its running activity (and its attempt, when retried); undefined between phases. */
+function readPhase(description: Description): string | undefined {
+  for (const activity of description.raw.pendingActivities ?? []) {
+    const phase = PHASE_OF_ACTIVITY[activity.activityType?.name ?? ''];
+    if (phase) return activity.attempt && activity.attempt > 1 ? `${phase} (attempt ${activity.attempt})` : phase;
   }
   return undefined;
 }
@@ -22,12 +36,14 @@ export interface Progress {
 
 /**
  * One bar per source, fed by the heartbeats of its ingest workflow's running activity (bytes of
- * the file, rows so far). Only on a terminal; elsewhere `follow` just waits. A server that does
- * not answer leaves the bars as they were until it answers again: every poll has a short
- * deadline and its failure is ignored.
+ * the file, rows so far). Only on a terminal; elsewhere `follow` just waits, or with `lines`
+ * writes a line each time a source changes phase (`no-address: stage`, … `no-address:
+ * completed`), for logs. A server that does not answer leaves the bars as they were until it
+ * answers again: every poll has a short deadline and its failure is ignored.
  */
-export function createProgress(client: Client, children: { sourceId: string; workflowId: string }[]): Progress {
+export function createProgress(client: Client, children: { sourceId: string; workflowId: string }[], options: { lines?: boolean } = {}): Progress {
   if (!process.stderr.isTTY || !children.length) {
+    if (options.lines && children.length) return phaseLines(client, children);
     return {
       log: (line) => console.error(line),
       follow: (until) => until.then(() => undefined, () => undefined),
@@ -57,7 +73,12 @@ export function createProgress(client: Client, children: { sourceId: string; wor
           return;
         }
         const details = readDetails(description);
-        if (!details) return;
+        if (!details) {
+          // Validate and publish beat without progress figures: name the phase only.
+          const phase = readPhase(description);
+          if (phase) bar.update({ phase });
+          return;
+        }
         const total = details.totalBytes ?? details.bytes;
         bar.setTotal(Math.max(total, 1));
         bar.update(details.bytes, {
@@ -84,6 +105,39 @@ export function createProgress(client: Client, children: { sourceId: string; wor
         stopped = true;
         bars.stop();
       }
+    },
+  };
+}
+
+/** `describe` of a child with a short deadline: null when it has not started yet, undefined when the server does not answer. */
+const describeChild = (client: Client, workflowId: string): Promise<Description | null | undefined> =>
+  client.connection
+    .withDeadline(Date.now() + 2000, () => client.workflow.getHandle(workflowId).describe())
+    .catch((error) => (error instanceof WorkflowNotFoundError ? null : undefined));
+
+/** Without a terminal: a line on stderr for each phase a source enters, polled every second. */
+function phaseLines(client: Client, children: { sourceId: string; workflowId: string }[]): Progress {
+  const last = new Map<string, string>();
+  const poll = async (child: { sourceId: string; workflowId: string }) => {
+    const description = await describeChild(client, child.workflowId);
+    // Not started yet (waiting for a worker or for a source it depends on), or no answer: nothing new.
+    if (!description) return;
+    const state = description.status.name !== 'RUNNING' ? description.status.name.toLowerCase() : readPhase(description);
+    if (!state || last.get(child.sourceId) === state) return;
+    last.set(child.sourceId, state);
+    console.error(`${child.sourceId}: ${state}`);
+  };
+  return {
+    log: (line) => console.error(line),
+    async follow(until) {
+      let settled = false;
+      until.finally(() => (settled = true)).catch(() => undefined);
+      while (!settled) {
+        await Promise.all(children.map(poll));
+        await Promise.race([until.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))]);
+      }
+      // How each source ended, even one that ended between two polls.
+      await Promise.all(children.map(poll));
     },
   };
 }

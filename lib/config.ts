@@ -60,6 +60,11 @@ export interface Config {
    */
   webhooks: { allowedHosts: string[]; maxSubscriptionsPerClient: number };
   /**
+   * Where a run that ends partial or failed is announced (NORDPROP_ALERT_WEBHOOK_URL): a JSON POST
+   * with a Slack-compatible `text` (activities/alerts.ts, docs/operations.md). Unset: no alerts.
+   */
+  alertWebhookUrl: string | undefined;
+  /**
    * Where the worker serves Prometheus metrics (NORDPROP_METRICS_PORT: a port, on 127.0.0.1, or
    * `host:port`), as `host:port`; unset: no metrics server.
    */
@@ -106,6 +111,11 @@ export function loadConfig(): Config {
         return max;
       })(),
     },
+    alertWebhookUrl: (() => {
+      const url = process.env.NORDPROP_ALERT_WEBHOOK_URL || undefined;
+      if (url && !(/^https?:\/\//i.test(url) && URL.canParse(url))) throw new Error('NORDPROP_ALERT_WEBHOOK_URL must be an http(s) URL');
+      return url;
+    })(),
     workerMetricsAddress: metricsAddress(),
   };
 }

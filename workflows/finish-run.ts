@@ -1,13 +1,35 @@
-import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { isCancellation, log, ParentClosePolicy, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { RunSummary } from '../activities/types.js';
-import { OUTCOME_KEY } from './search-attributes.js';
+import { OUTCOME_KEY, RUN_ID_KEY } from './search-attributes.js';
+import { alertRun, alertWorkflowId } from './alert.js';
 
 const { finishRun } = proxyActivities<typeof activities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 10 } });
 
-/** Closes the run in the ledger and says its outcome in a search attribute too (last night's partial run is found by it). */
+/**
+ * Closes the run in the ledger and says its outcome in a search attribute too (last night's
+ * partial run is found by it). A run that did not succeed is announced to the operator channel by
+ * an alert workflow of its own, which this one does not wait for.
+ */
 export async function finishWithOutcome(runId: string): Promise<RunSummary> {
   const summary = await finishRun({ runId });
   upsertSearchAttributes([{ key: OUTCOME_KEY, value: summary.outcome }]);
+  // Runs started before alerts existed replay without them (their history starts no alert).
+  if (summary.outcome !== 'succeeded' && patched('run-alert')) await startAlert(summary);
   return summary;
+}
+
+async function startAlert(summary: RunSummary): Promise<void> {
+  try {
+    await startChild(alertRun, {
+      workflowId: alertWorkflowId(summary.runId),
+      args: [summary],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [{ key: RUN_ID_KEY, value: summary.runId }],
+    });
+  } catch (error) {
+    // An alert must never fail the run it reports on.
+    if (isCancellation(error)) throw error;
+    log.warn('could not start the run alert', { runId: summary.runId, error: String(error) });
+  }
 }
