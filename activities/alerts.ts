@@ -48,8 +48,7 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
 
 /** The alert for a run that did not succeed: a paragraph for people and the same facts as fields. */
 export function buildRunAlert(summary: RunSummary, config: Pick<Config, 'temporalUiUrl' | 'temporalNamespace'>): RunAlert {
-  // A derive run's kind is `derive` (activities/derive.ts), which RunKind does not list.
-  const what = (summary.kind as string) === 'derive' ? 'datasets' : 'sources';
+  const what = summary.kind === 'derive' ? 'datasets' : 'sources';
   const failedSources = summary.sources.filter((s) => s.outcome === 'failed').map((s) => ({ sourceId: s.sourceId, error: s.error ?? 'no error recorded' }));
   const guardTrips = failedSources.flatMap((s) => {
     const guard = guardOf(s.error);

@@ -3,7 +3,8 @@ import type { StagingFingerprint } from './staging-table.js';
 
 /** What workflows pass between activities: references and counts, never rows. */
 
-export type RunKind = 'nightly' | 'refresh' | 'backfill';
+/** `derive`: the derived datasets' own runs (activities/derive.ts). */
+export type RunKind = 'nightly' | 'refresh' | 'backfill' | 'derive';
 
 export interface PlannedSource {
   sourceId: string;
