@@ -27,7 +27,7 @@ beforeAll(async () => {
 }, 5 * MINUTE);
 afterAll(async () => {
   await stack?.stop();
-});
+}, 2 * MINUTE);
 
 it('B really changes A: a clean run of B updates, inserts and deletes rows', () => {
   const { b } = stack.inputs.snapshots.changes;

@@ -56,7 +56,6 @@ export interface StartedRun {
 export interface Settled {
   status: string;
   summary?: RunSummary;
-  failure?: string;
 }
 
 export interface Scenario {
@@ -238,7 +237,7 @@ export async function startFaultStack(): Promise<FaultStack> {
     cleanB: cleanB.summary,
     scenario: (name, env) => scenario(name, env),
     async stop() {
-      for (const s of [...scenarios]) await s.stop().catch(() => undefined);
+      await Promise.all([...scenarios].map((s) => s.stop().catch(() => undefined)));
       await connection.close().catch(() => undefined);
       await temporal.stop();
       await cluster.stop();

@@ -40,7 +40,8 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   const start = async (): Promise<void> => {
     const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', path.join(PROJECT_ROOT, 'test/faults/support/worker-main.ts')], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, NORDPROP_ENV_FILE: '', ...env },
+      // No metrics server: several workers run at once (and a developer's NORDPROP_METRICS_PORT would clash).
+      env: { ...process.env, NORDPROP_ENV_FILE: '', NORDPROP_METRICS_PORT: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
