@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../config.js';
+import { freePort } from '../net/free-port.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
 /**
@@ -17,16 +17,6 @@ export interface TemporalServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUntilServing(address: string, exited: () => number | null, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { clientWithToken, freePort, get, type ApiResponse } from './support/api-server.js';
+import { clientWithToken, get, type ApiResponse } from './support/api-server.js';
 import { startApiTest, type ApiTest } from './support/api-test.js';
+import { startSecondApi, type SecondApi } from './support/second-api.js';
 
 /**
  * The burst limit is exact: in each one-second window a subject gets at most its limit of
@@ -12,19 +12,13 @@ import { startApiTest, type ApiTest } from './support/api-test.js';
  */
 
 let api: ApiTest;
-let second: ServerProcess;
+let second: SecondApi;
 let secondUrl: string;
 
 beforeAll(async () => {
   api = await startApiTest();
-  const port = await freePort();
-  secondUrl = `http://127.0.0.1:${port}`;
-  second = await startServerProcess('test/api/support/api-process.ts', [], {
-    DATABASE_URL: (api.db as unknown as { options: { connectionString: string } }).options.connectionString,
-    PORT: String(port),
-    NORDPROP_API_BASE_URL: secondUrl,
-    NORDPROP_API_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-  });
+  second = await startSecondApi(api);
+  secondUrl = second.url;
 });
 afterAll(async () => {
   await second?.stop();

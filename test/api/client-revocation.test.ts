@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, deleteClient, disableClient, enableClient, listClients, rotateClientSecret, type IssuedCredentials } from '../../api/auth/clients.js';
 import { REVOCATION_CHECK_MS } from '../../api/auth/tokens.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { call, freePort, get } from './support/api-server.js';
+import { call, get } from './support/api-server.js';
 import { startApiTest, type ApiTest } from './support/api-test.js';
+import { startSecondApi, type SecondApi } from './support/second-api.js';
 
 /**
  * Disabling, deleting or re-keying a client ends its tokens on every API process within about
@@ -13,19 +13,13 @@ import { startApiTest, type ApiTest } from './support/api-test.js';
  */
 
 let api: ApiTest;
-let second: ServerProcess;
+let second: SecondApi;
 let secondUrl: string;
 
 beforeAll(async () => {
   api = await startApiTest();
-  const port = await freePort();
-  secondUrl = `http://127.0.0.1:${port}`;
-  second = await startServerProcess('test/api/support/api-process.ts', [], {
-    DATABASE_URL: (api.db as unknown as { options: { connectionString: string } }).options.connectionString,
-    PORT: String(port),
-    NORDPROP_API_BASE_URL: secondUrl,
-    NORDPROP_API_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-  });
+  second = await startSecondApi(api);
+  secondUrl = second.url;
 });
 afterAll(async () => {
   await second?.stop();

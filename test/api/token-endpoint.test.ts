@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type IssuedCredentials } from '../../api/auth/clients.js';
 import { TOKEN_FAILURE_WINDOW_S, TOKEN_FAILURES_PER_CLIENT } from '../../api/routes/auth.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { call, freePort } from './support/api-server.js';
+import { call } from './support/api-server.js';
 import { startApiTest, type ApiTest } from './support/api-test.js';
 import { fetchOpenApi, validateResponses } from './support/openapi-check.js';
 import { loggedResponses } from './support/response-log.js';
+import { startSecondApi, type SecondApi } from './support/second-api.js';
 
 /**
  * The token endpoint under a burst of wrong secrets: a client's failures are limited in the
@@ -15,19 +15,13 @@ import { loggedResponses } from './support/response-log.js';
  */
 
 let api: ApiTest;
-let second: ServerProcess;
+let second: SecondApi;
 let secondUrl: string;
 
 beforeAll(async () => {
   api = await startApiTest();
-  const port = await freePort();
-  secondUrl = `http://127.0.0.1:${port}`;
-  second = await startServerProcess('test/api/support/api-process.ts', [], {
-    DATABASE_URL: (api.db as unknown as { options: { connectionString: string } }).options.connectionString,
-    PORT: String(port),
-    NORDPROP_API_BASE_URL: secondUrl,
-    NORDPROP_API_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-  });
+  second = await startSecondApi(api);
+  secondUrl = second.url;
 });
 afterAll(async () => {
   await second?.stop();

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +12,7 @@ import { closePools } from '../../lib/db.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { createTestDatabase } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
+import { freePort } from '../../lib/net/free-port.js';
 
 /**
  * `nordprop backfill --wait` while the Temporal server is down for a while: a dev server of this
@@ -28,15 +28,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** `temporal server start-dev` on a SQLite file, serving once it answers; `stop` is SIGTERM. */
 async function startServer(dbFile: string, port: number): Promise<{ stop(): Promise<void> }> {

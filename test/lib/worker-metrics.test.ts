@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,22 +11,13 @@ import { createWorker } from '../../lib/temporal/worker.js';
 import { createTestDatabase } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { runBackfill, sourceOf } from '../support/runs.js';
+import { freePort } from '../../lib/net/free-port.js';
 
 /**
  * A worker with NORDPROP_METRICS_PORT set, as `nordprop worker` starts one (installWorkerMetrics,
  * then createWorker), on the shared dev server. Not test/support/pipeline.ts: that installs the
  * SDK's runtime without an exporter, and a process has one runtime.
  */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('NORDPROP_METRICS_PORT', () => {
   it('is a port on loopback or host:port; unset, no metrics server', () => {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
@@ -10,18 +9,10 @@ import { buildApp } from '../../../api/app.js';
 import { createClient, type IssuedCredentials, type NewClient } from '../../../api/auth/clients.js';
 import type { Scope } from '../../../api/auth/scopes.js';
 import { recordResponse } from './response-log.js';
+import { freePort } from '../../../lib/net/free-port.js';
 
-/** A free TCP port on loopback (the base URL must be known before the app is built). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
+
 
 export interface ApiServer {
   app: FastifyInstance;

@@ -1,16 +1,4 @@
-import net from 'node:net';
-
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../../lib/net/free-port.js';
 
 /**
  * Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`
