@@ -157,6 +157,17 @@ function phaseSeconds(entry: LedgerEntry | null): Record<string, number> {
   return Object.fromEntries(Object.entries(entry.durationsMs).map(([phase, ms]) => [phase, seconds(ms)!]));
 }
 
+/** The steps of a multi-table publish the adapter timed (source_run.details.publishStepsMs), in seconds. */
+async function publishSteps(pool: pg.Pool, runId: string, sourceId: string): Promise<Record<string, number> | undefined> {
+  const result = await pool.query<{ steps: Record<string, number> | null }>(
+    `SELECT details->'publishStepsMs' AS steps FROM source_run WHERE run_id = $1 AND source_id = $2`,
+    [runId, sourceId],
+  );
+  const steps = result.rows[0]?.steps;
+  if (!steps || !Object.keys(steps).length) return undefined;
+  return Object.fromEntries(Object.entries(steps).map(([step, ms]) => [step, Number(ms) / 1000]));
+}
+
 async function oneMinuteLoad(): Promise<number | null> {
   const value = Number((await loadAverage()).split(' ')[0]);
   return Number.isFinite(value) ? value : null;
@@ -260,7 +271,10 @@ async function main(): Promise<number> {
       try {
         const run = await runBackfill(pipeline, pool, TASK_QUEUE, source.id, input, limit);
         const entry = run.ledger[source.id];
-        timing = { sourceId: source.id, country: source.country, status: 'loaded', seconds: run.seconds, phases: phaseSeconds(entry), rowsStaged: entry.rowsStaged, loadAverage: await oneMinuteLoad() };
+        timing = {
+          sourceId: source.id, country: source.country, status: 'loaded', seconds: run.seconds, phases: phaseSeconds(entry), rowsStaged: entry.rowsStaged,
+          loadAverage: await oneMinuteLoad(), publishSteps: await publishSteps(pool, run.runId, source.id),
+        };
         loaded.add(source.id);
       } catch (error) {
         // A stopped or failed run: a fresh worker for the next source, and no statement of it left running.

@@ -42,6 +42,8 @@ export interface SourceTiming {
   loadAverage: number | null;
   /** Why it failed, stopped or was skipped. */
   note?: string;
+  /** Seconds per step of a multi-table publish, as the adapter timed them (the ledger's publishStepsMs). */
+  publishSteps?: Record<string, number>;
 }
 
 export interface OgrTiming {
@@ -248,7 +250,10 @@ export function renderFailureTable(comparison: Comparison): string {
   for (const s of comparison.failures) {
     const worse = s.measures.filter((m) => m.regressed);
     if (s.verdict === 'regressed') {
-      for (const m of worse) lines.push(`| \`${s.sourceId}\` | ${m.measure} | ${fmt(m.recorded!)} | ${fmt(m.now!)} | ×${m.ratio!.toFixed(1)} | over ×${comparison.thresholds.ratio} and ${comparison.thresholds.floorSeconds} s slower |`);
+      for (const m of worse) {
+        const steps = m.measure === 'publish' ? publishStepsText(s.recorded!, s.current!) : '';
+        lines.push(`| \`${s.sourceId}\` | ${m.measure} | ${fmt(m.recorded!)} | ${fmt(m.now!)} | ×${m.ratio!.toFixed(1)} | over ×${comparison.thresholds.ratio} and ${comparison.thresholds.floorSeconds} s slower${steps} |`);
+      }
       continue;
     }
     const total = s.measures.find((m) => m.measure === 'total');
@@ -259,6 +264,15 @@ export function renderFailureTable(comparison: Comparison): string {
     lines.push(`| \`${s.sourceId}\` | ${phase} | ${recorded} | ${now} | ${ratio} | ${(s.reason ?? s.verdict).replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
   }
   return lines.join('\n');
+}
+
+/** A multi-table publish's steps now and as recorded, largest change first: which statement grew. */
+export function publishStepsText(recorded: SourceTiming, current: SourceTiming): string {
+  const now = current.publishSteps ?? {};
+  const then = recorded.publishSteps ?? {};
+  const steps = Object.keys(now).sort((a, b) => (now[b] - (then[b] ?? 0)) - (now[a] - (then[a] ?? 0)));
+  if (!steps.length) return '';
+  return `; steps: ${steps.map((step) => `${step} ${step in then ? `${fmt(then[step])} → ` : ''}${fmt(now[step])}`).join(', ')}`;
 }
 
 /** The phase a stopped run was in: the first one the ledger has no duration for. */

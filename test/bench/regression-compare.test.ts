@@ -176,4 +176,11 @@ describe('the regression check', () => {
     expect(loadWarning(busy, baseline)[0]).toMatch(/machine was busy.*this run's median load average was 8.4 on 2 cores/);
     expect(loadWarning(baseline, busy)[0]).toMatch(/the recorded run's was 8.4.*record the baseline on one/);
   });
+
+  it('names the publish steps that grew when a multi-table publish regressed', () => {
+    const recorded = run([loaded('se-cadastre', 8, 1, 6, { publishSteps: { parcel: 3, parcel_property: 1, property_register: 2 } })]);
+    const current = run([loaded('se-cadastre', 8, 1, 20, { publishSteps: { parcel: 3.1, parcel_property: 1, property_register: 15.9 } })]);
+    const table = renderFailureTable(compareRuns(recorded, current));
+    expect(table).toContain('| `se-cadastre` | publish | 6.00 | 20.0 | ×3.3 | over ×2 and 2 s slower; steps: property_register 2.00 → 15.9, parcel 3.00 → 3.10, parcel_property 1.00 → 1.00 |');
+  });
 });
