@@ -11,15 +11,20 @@
 --   stopped at the page size. Numbers carry their count of digits in the key, so Storgata 2
 --   comes before 10, and the postal code 0150 is not the number 150.
 -- - address_search_document_idx, a GIN index on the address's words (address_search_document, a
---   tsvector of whole words, each with its country: `NO:storgata`): a query of words in any
---   order ("5 Storgata Oslo", "0155", "Storga") is a tsquery of them (address_search_query),
---   each word of three characters or more not starting with a digit a prefix (`NO:storga:*`),
---   any other a whole word (`NO:5`, `NO:98a`, `NO:gt`, `NO:0155`). The country is in each word,
---   not a column beside the document nor a word of its own: the GIN scan reads the posting list
---   of every word of the query, and a country's list is every address of it. At national size a
---   word `NO` beside a rare one took 14 ms, the same rare word beside the house number 1 (the
---   largest list of a real word, 83,000 addresses) 1.6 ms; a country column through btree_gin
---   took 40 ms on 52,000 addresses.
+--   tsvector of whole words, each with its country: `NO:storgata`, and each word of three
+--   characters or more that does not start with a digit also as its prefixes of three characters
+--   and more, marked `*`: `NO:sto*`, `NO:stor*`, …, `NO:storgata*`). A query of words in any
+--   order ("5 Storgata Oslo", "0155", "Storga 5") is a tsquery of them (address_search_query):
+--   every word whole (`NO:storgata & NO:5`), or, when that finds too few, each long word as a
+--   prefix (`NO:storga* & NO:5`). Prefixes are words of the index rather than tsquery prefix
+--   matches (`storga:*`): GIN resolves a prefix match by reading the lists of every word that
+--   starts with it into one bitmap before it looks at the other words of the query (12 to 40 ms
+--   for `bjork`, `lind` or `kirke` and a house number at national size), and reads one list of
+--   its own for a prefix word. For the same reason the country is in each word, not a word of
+--   its own nor a column beside the document: GIN reads the whole list of every word of a query,
+--   and a country's is every address of it (14 ms beside a rare word at national size, where the
+--   largest list of a real word, house number 1 with 83,000 addresses, took 1.6 ms; a country
+--   column through btree_gin took 40 ms on 52,000 addresses).
 --
 -- Both spellings of a word are indexed (address_fold_plain and address_fold: storgata and
 -- storgt), a house letter written apart from its number is joined to it ("98 A" → 98a) in the
@@ -71,16 +76,25 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1000
 AS $$ BEGIN RETURN address_search_query_key(concat_ws(' ', address_text, postal_code, postal_place)); END $$;
 
 -- The address's words: folded plain and with the street endings, letter joined, a number with
--- its letter also alone; each prefixed by the country code (`NO:`).
+-- its letter also alone, and the prefixes (of up to 20 characters) of the words that have them;
+-- each with the country code (`NO:`).
 CREATE FUNCTION address_search_document(country text, address_text text, postal_code text, postal_place text) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1000
 AS $$
 DECLARE
   plain text := address_search_join_letter(address_fold_plain(concat_ws(' ', address_text, postal_code, postal_place)));
+  words text := plain || ' ' || regexp_replace(address_fold_endings(plain), '\m([0-9]+)([[:alpha:]])\M', '\1\2 \1', 'g');
+  prefixes text := '';
+  w text;
 BEGIN
-  RETURN array_to_tsvector(array_remove(string_to_array(regexp_replace(
-    plain || ' ' || regexp_replace(address_fold_endings(plain), '\m([0-9]+)([[:alpha:]])\M', '\1\2 \1', 'g'),
-    '([^ ]+)', country || ':\1', 'g'), ' '), ''));
+  FOREACH w IN ARRAY string_to_array(words, ' ') LOOP
+    IF length(w) >= 3 AND w !~ '^[0-9]' THEN
+      FOR n IN 3..least(length(w), 20) LOOP
+        prefixes := prefixes || ' ' || left(w, n) || '*';
+      END LOOP;
+    END IF;
+  END LOOP;
+  RETURN array_to_tsvector(array_remove(string_to_array(regexp_replace(words || prefixes, '([^ ]+)', country || ':\1', 'g'), ' '), ''));
 END $$;
 
 -- The query's words, folded and letter joined as the addresses' are (empty: nothing to search).
@@ -90,10 +104,11 @@ AS $$ BEGIN RETURN array_remove(string_to_array(address_search_join_letter(addre
 
 -- The query as a tsquery on address_search_document: every word with the country; with
 -- `prefixes`, a word of three characters or more that does not start with a digit as a prefix
--- (`storga:*`), without it every word whole. NULL when no word has three characters or more: a
--- query of short words only is not searched by word (each such word is in a large share of the
--- country's addresses), only as the start of an address. With `prefixes` also NULL when no word
--- can be a prefix: the query would be the one without.
+-- (`NO:storga*`, a tsquery prefix match `NO:storga:*` past the 20 characters the document holds),
+-- without it every word whole. NULL when no word has three characters or more: a query of short
+-- words only is not searched by word (each such word is in a large share of the country's
+-- addresses), only as the start of an address. With `prefixes` also NULL when no word can be a
+-- prefix: the query would be the one without.
 CREATE FUNCTION address_search_query(country text, q text, prefixes boolean) RETURNS tsquery
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE COST 1000
 AS $$
@@ -105,7 +120,9 @@ BEGIN
     RETURN NULL;
   END IF;
   -- Folded words hold letters and digits only: nothing to quote.
-  RETURN (SELECT string_agg('''' || country || ':' || w || CASE WHEN prefixes AND length(w) >= 3 AND w !~ '^[0-9]' THEN ''':*' ELSE '''' END, ' & ')
+  RETURN (SELECT string_agg('''' || country || ':' || w || CASE WHEN NOT prefixes OR length(w) < 3 OR w ~ '^[0-9]' THEN ''''
+                                                              WHEN length(w) <= 20 THEN '*'''
+                                                              ELSE ''':*' END, ' & ')
           FROM unnest(words) w)::tsquery;
 END $$;
 
