@@ -22,7 +22,9 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
       operationId: 'searchAddresses',
       summary: 'Addresses matching a text, best match first',
       description:
-        'Case, diacritics (ø/o, å/a, ä/a, ö/o, æ/ae) and the street abbreviations gt., vn. and v. (gate, veien, vägen) do not matter. A partial address returns several matches (at most 20).',
+        'Case, diacritics (ø/o, å/a, ä/a, ö/o, æ/ae) and the street abbreviations gt., vn. and v. (gate, veien, vägen) do not matter; a house letter may be written apart ("98 A" finds 98A). '
+        + 'An address matches when it starts with the query, or when each word of the query is a word of it or (from three letters) the start of one. A partial address returns several matches (at most 20). '
+        + 'Every query is served by an index at a bounded cost; 503 if the store could not answer within a second.',
       tags: ['addresses'],
       access: 'properties.read',
       params: {
@@ -31,6 +33,7 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
         properties: { country: countryParam, address: { type: 'string', minLength: 3, maxLength: 200, description: 'URL-encoded address text' } },
       },
       responses: { 200: jsonResponse('Matching addresses, best first', itemsOf(ref('Address'))) },
+      errors: [503],
     }),
     handler: async (request: AddressRequest) => {
       const country = checkCountry(ctx.countries, request.params.country);

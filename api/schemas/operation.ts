@@ -21,16 +21,17 @@ const DESCRIPTIONS: Record<number, string> = {
   401: 'Bearer token missing, expired or invalid',
   403: 'The token lacks the scope this operation needs',
   404: 'No such resource in the served registers, or a resource of another tenant',
-  409: 'The Idempotency-Key was used with a different request',
+  409: 'The Idempotency-Key was used with a different request, or the client reached a limit (SUBSCRIPTION_LIMIT_REACHED)',
   413: 'The request body is too large',
   415: 'The request body has an unsupported media type',
   429: 'Burst rate limit or daily quota exceeded',
   500: 'Server-side failure',
+  503: 'The store could not answer in time; retry after Retry-After seconds',
 };
 
 export function problemResponse(status: number) {
   const headers: Record<string, unknown> = rateLimitHeaders();
-  if (status === 429) headers['Retry-After'] = integerHeader('Seconds to wait before retrying');
+  if (status === 429 || status === 503) headers['Retry-After'] = integerHeader('Seconds to wait before retrying');
   return { description: DESCRIPTIONS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
 }
 
