@@ -56,7 +56,7 @@ function secretKey(config: Config): Buffer {
 
 /**
  * One delivery attempt: checks the subscription still exists and is active (a deleted or
- * paused subscription receives nothing more), then POSTs the signed event. An HTTP failure is
+ * paused subscription, or one of a disabled client, receives nothing more), then POSTs the signed event. An HTTP failure is
  * returned, not thrown: the workflow decides when to try again. Attempt and state are recorded.
  * A target the policy refuses (events/target-policy.ts) is a failed attempt with no connection
  * made: retried when a later DNS answer could change it, FAILED at once when none can (an
@@ -71,8 +71,9 @@ export async function attemptDelivery(input: { eventId: string; attempt: number 
   // A local activity retried after it recorded its result: report that result again.
   if (delivery.status !== 'PENDING') return { outcome: delivery.status, error: `already ${delivery.status}` };
   const { subscription } = delivery;
-  if (!subscription || subscription.status !== 'ACTIVE') {
-    const reason = subscription ? 'subscription paused' : 'subscription deleted';
+  // A disabled client (nordprop clients disable) receives nothing either, as its tokens stop working.
+  if (!subscription || subscription.status !== 'ACTIVE' || subscription.clientDisabled) {
+    const reason = !subscription ? 'subscription deleted' : subscription.clientDisabled ? 'client disabled' : 'subscription paused';
     await markCancelled(db, input.eventId, reason);
     return { outcome: 'CANCELLED', error: reason };
   }

@@ -14,24 +14,25 @@ export interface DeliveryContext {
   event: OutboxEvent;
   status: DeliveryStatus;
   /** Null when the subscription has been deleted. */
-  subscription: { status: 'ACTIVE' | 'PAUSED'; webhookUrl: string; sealedSecret: string } | null;
+  subscription: { status: 'ACTIVE' | 'PAUSED'; webhookUrl: string; sealedSecret: string; clientDisabled: boolean } | null;
 }
 
 /** The event with its subscription as it is now: read before every attempt. */
 export async function loadDelivery(db: pg.Pool, eventId: string): Promise<DeliveryContext | undefined> {
   const result = await db.query(
-    `SELECT ${EVENT_COLUMNS}, o.status, s.status AS subscription_status, s.webhook_url, s.secret_encrypted
+    `SELECT ${EVENT_COLUMNS}, o.status, s.status AS subscription_status, s.webhook_url, s.secret_encrypted, c.disabled_at IS NOT NULL AS client_disabled
      FROM event_outbox o LEFT JOIN subscription s ON s.subscription_id = o.subscription_id
+       LEFT JOIN api_client c ON c.client_id = s.client_id
      WHERE o.event_id = $1`,
     [eventId],
   );
   const row = result.rows[0];
   if (!row) return undefined;
-  const { status, subscription_status, webhook_url, secret_encrypted, ...event } = row;
+  const { status, subscription_status, webhook_url, secret_encrypted, client_disabled, ...event } = row;
   return {
     event: event as OutboxEvent,
     status,
-    subscription: subscription_status ? { status: subscription_status, webhookUrl: webhook_url, sealedSecret: secret_encrypted } : null,
+    subscription: subscription_status ? { status: subscription_status, webhookUrl: webhook_url, sealedSecret: secret_encrypted, clientDisabled: client_disabled === true } : null,
   };
 }
 
