@@ -62,7 +62,8 @@ export async function validateStaged(request: ValidateRequest): Promise<Validate
  */
 async function assertStagedOnThisServerStart(staged: StagedSnapshot): Promise<void> {
   const now = await serverStartedAt(getPool());
-  if (now === staged.serverStartedAt && (await stagingFingerprint(getPool(), staged.stagingTable))) return;
+  const present = (await getPool().query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [staged.stagingTable])).rows[0].present;
+  if (now === staged.serverStartedAt && present) return;
   throw stagingLost(`the database restarted after ${staged.stagingTable} was staged (at ${staged.serverStartedAt}, now ${now}); its rows may be lost, so the source is staged again`);
 }
 
