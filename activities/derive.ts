@@ -5,7 +5,7 @@ import { mergeDerived } from '../derive/publish.js';
 import { inputsFingerprint } from '../derive/inputs-fingerprint.js';
 import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import type { DerivedDatasetId } from '../derive/dataset.js';
-import type { Country } from '../sources/source-adapter.js';
+import { COUNTRIES, type Country } from '../lib/domain/country.js';
 import { getSourceRunSummary, recordDuration } from './ledger.js';
 import { withHeartbeat } from './heartbeat.js';
 import { assertStagingIntact, stagingFingerprint } from './staging-table.js';
@@ -31,15 +31,13 @@ export interface DeriveRequest {
   skipUnchanged?: boolean;
 }
 
-const ALL_COUNTRIES: Country[] = ['NO', 'SE'];
-
 /**
  * Records a derive run in the run ledger (kind `derive`) and returns what it computes: for each
  * country, the datasets in dependency order.
  */
-export async function planDerive(input: { runId: string; workflowId: string; countries?: Country[]; datasets?: string[] }): Promise<PlannedDerivation[]> {
+export async function planDerive(input: { runId: string; workflowId: string; countries?: readonly Country[]; datasets?: string[] }): Promise<PlannedDerivation[]> {
   const datasets = selectDatasets(input.datasets);
-  const countries = input.countries?.length ? input.countries : ALL_COUNTRIES;
+  const countries = input.countries?.length ? input.countries : COUNTRIES;
   const planned = countries.flatMap((country) =>
     datasets.map((d) => ({ datasetId: d.id, country, ledgerId: deriveLedgerId(d.id, country), dependsOn: d.dependsOn ?? [] })),
   );

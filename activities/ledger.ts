@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { getPool } from '../lib/db.js';
 import { selectSources } from '../sources/registry.js';
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 import type { PlannedSource, RunKind, RunOutcome, RunSummary, SourceRunSummary } from './types.js';
 
 /** The run ledger: one row per run and per source in it, written as the run proceeds. */

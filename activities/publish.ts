@@ -1,7 +1,7 @@
 import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import { getSource } from '../sources/registry.js';
-import type { ChangeCounts } from '../sources/source-adapter.js';
+import type { ChangeCounts } from '../lib/domain/change-counts.js';
 import type { ValidatedSnapshot } from './types.js';
 import { assertStagingIntact, stagingTableName } from './staging-table.js';
 import { withHeartbeat } from './heartbeat.js';

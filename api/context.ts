@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Config } from '../lib/config.js';
+import { COUNTRIES } from '../lib/domain/country.js';
 import { TokenResolver } from './auth/tokens.js';
 import { CallBatcher } from './limits/call-counter.js';
 import { deriveKey } from './secrets/master-key.js';
@@ -38,6 +39,6 @@ export function createContext(db: pg.Pool, lookups: pg.Pool, config: Config, mas
       webhookSecret: deriveKey(masterKey, 'webhook-secret'),
     },
     anonymousBurst: { limit: config.api.anonymousBurst, windowS: 1 },
-    countries: ['NO', 'SE'],
+    countries: COUNTRIES,
   };
 }

@@ -14,6 +14,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { COUNTRIES } from '../lib/domain/country.js';
 import { deriveStep, renderDeriveNight, type DeriveStep } from './derive-ledger.js';
 import { replaceSection } from './report-section.js';
 
@@ -35,7 +36,8 @@ async function main(): Promise<void> {
       `SELECT c AS country, (SELECT count(*)::int FROM parcel WHERE country = c) AS parcels,
               (SELECT count(*)::int FROM property_transaction WHERE country = c) AS transactions,
               (SELECT count(*)::int FROM company WHERE country = c) AS companies
-       FROM unnest(ARRAY['NO', 'SE']) AS c`,
+       FROM unnest($1::text[]) AS c`,
+      [COUNTRIES],
     )).rows;
     const section = renderDeriveNight(steps, sizes);
     if (options.report) await replaceSection(path.resolve(options.report), 'national-derive', section);

@@ -16,7 +16,7 @@ import type { SourceRunSummary } from '../activities/types.js';
 import { deriveDataset, planDerive } from '../activities/derive.js';
 import { closePools, getPool } from '../lib/db.js';
 import { selectDatasets } from '../derive/registry.js';
-import type { Country } from '../sources/source-adapter.js';
+import { COUNTRIES as ALL_COUNTRIES, type Country } from '../lib/domain/country.js';
 import { spread, timed, type Spread } from './stats.js';
 import { countryOption } from './options.js';
 import { replaceSection } from './report-section.js';
@@ -49,7 +49,7 @@ interface DatasetResult {
 }
 
 const onlyCountry = countryOption(options.country);
-const COUNTRIES: Country[] = onlyCountry ? [onlyCountry] : ['NO', 'SE'];
+const COUNTRIES: readonly Country[] = onlyCountry ? [onlyCountry] : ALL_COUNTRIES;
 
 async function derive(datasetId: string, country: Country, label: string): Promise<{ seconds: number; summary: SourceRunSummary }> {
   const runId = `bench-${label}-${Date.now().toString(36)}`;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
 import type { SampleProfileName } from '../sample/profile.js';
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 
 /**
  * The benchmark's command line: `npm run bench -- [--scale S | --parcels N] [--runs N] [--out FILE]

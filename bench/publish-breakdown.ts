@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { createStagingSql } from '../activities/staging-table.js';
 import { getSource } from '../sources/registry.js';
 import { quoteIdent } from '../lib/db.js';
-import type { PublishScope, SourceAdapter } from '../sources/source-adapter.js';
+import type { SourceAdapter } from '../sources/source-adapter.js';
+import type { PublishScope } from '../lib/domain/publish-scope.js';
 import { baseTables, settle } from './database.js';
 import { timed } from './stats.js';
 

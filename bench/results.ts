@@ -5,7 +5,7 @@ import type { OgrMeasurement } from './ogr2ogr.js';
 import type { PublishBreakdown } from './publish-breakdown.js';
 import type { RegisterLoads } from './register-loads.js';
 import type { BenchSample, InputFile } from './sample-data.js';
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 import type { StageLevel } from './stage-breakdown.js';
 import type { MemoryPeak } from './worker-process.js';
 

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 
 /**
  * What a derived dataset's result depends on, as one string: the day it is computed for, the

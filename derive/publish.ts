@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { withHashJoins } from '../sources/publish/merge-table.js';
-import type { ChangeCounts, Country } from '../sources/source-adapter.js';
+import type { ChangeCounts } from '../lib/domain/change-counts.js';
+import type { Country } from '../lib/domain/country.js';
 import type { DerivedDataset } from './dataset.js';
 
 /** Bookkeeping columns a derived table may have: set to now() on the rows a publish writes. */

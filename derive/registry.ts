@@ -1,4 +1,4 @@
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 import type { DerivedDataset, DerivedDatasetId } from './dataset.js';
 import { tenants } from './tenants/dataset.js';
 import { utilization } from './utilization/dataset.js';

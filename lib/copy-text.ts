@@ -1,4 +1,4 @@
-import type { CellValue } from '../sources/source-adapter.js';
+import type { CellValue } from './domain/cell-value.js';
 
 /**
  * Encodes one row in PostgreSQL's COPY text format. Written here rather than taken from a

@@ -16,12 +16,13 @@
  * stream (the caller's stream advances exactly as before prices were modelled).
  */
 import seedrandom from 'seedrandom';
+import type { Country } from '../lib/domain/country.js';
 import { hashSeed, noise } from './random.js';
 
 export type PriceUse = 'HOUSE' | 'FLAT' | 'HOLIDAY' | 'COMMERCIAL' | 'INDUSTRIAL' | 'OTHER' | 'LAND';
 
 export interface PricedProperty {
-  country: 'NO' | 'SE';
+  country: Country;
   /** Metric position: EPSG:25833 (Norway) or EPSG:3006 (Sweden), metres. */
   east: number;
   north: number;
@@ -81,7 +82,7 @@ export function ageFactor(age: number): number {
 }
 
 /** The market at a day, relative to 2024: trend plus a wave whose period and phase differ per country. */
-export function marketFactor(country: 'NO' | 'SE', day: string): number {
+export function marketFactor(country: Country, day: string): number {
   const t = Number(day.slice(0, 4)) + (Number(day.slice(5, 7)) - 0.5) / 12;
   const wave = country === 'NO' ? Math.sin((2 * Math.PI * (t - 2016)) / 6.5) : Math.sin((2 * Math.PI * (t - 2017.5)) / 5.5);
   return Math.exp(0.05 * (t - 2024)) * (1 + 0.07 * wave);

@@ -4,7 +4,7 @@
  * two files, in this order, into the same directory and manifest. A writer derives everything
  * from the plan and seed (never from another file), so files stay coherent and deterministic.
  */
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 import type { SamplePlan } from './plan.js';
 import type { SeSamplePlan } from './se/properties.js';
 import { BUSINESS_SAMPLE_FILES } from './no/write-business-json.js';

@@ -1,5 +1,9 @@
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
+import type { CellValue } from '../lib/domain/cell-value.js';
+import type { ChangeCounts } from '../lib/domain/change-counts.js';
+import type { Country } from '../lib/domain/country.js';
+import type { PublishScope } from '../lib/domain/publish-scope.js';
 
 /**
  * The contract a register adapter fulfils. An adapter is the unit a newcomer adds: it says
@@ -8,10 +12,9 @@ import type pg from 'pg';
  * ledger and the workflows are shared and do not change when an adapter is added.
  */
 
-export type Country = 'NO' | 'SE';
-
-/** A value for one staging column; arrays become PostgreSQL text arrays. */
-export type CellValue = string | number | boolean | null | readonly string[];
+// The domain types the contract speaks in live in lib/domain (the ground floor, which every
+// layer may import); re-exported so that an adapter reads its whole contract from this file.
+export type { CellValue, ChangeCounts, Country, PublishScope };
 
 export interface StagingColumn {
   name: string;
@@ -22,18 +25,6 @@ export interface StagingColumn {
 export type ParsedRecord =
   | { kind: 'row'; position: number; values: CellValue[] }
   | { kind: 'reject'; position: number; reason: string; raw: string };
-
-/** Which live rows a snapshot replaces: the whole country, or only the municipalities it covers. */
-export interface PublishScope {
-  country: Country;
-  municipalities: string[] | null;
-}
-
-export interface ChangeCounts {
-  inserted: number;
-  updated: number;
-  deleted: number;
-}
 
 export interface MergeResult extends ChangeCounts {
   /** Per live table, for the ledger's details. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { getPool, withTransaction } from '../../lib/db.js';
 import { tuneBulkTransaction } from '../../lib/bulk-settings.js';
 import { PROJECT_ROOT } from '../../lib/config.js';
-import type { Country } from '../../sources/source-adapter.js';
+import { COUNTRIES, type Country } from '../../lib/domain/country.js';
 import { evaluateCountry, renderEvaluationReport, type CountryEvaluation } from '../../derive/valuations/evaluate.js';
 import { printJson } from '../output.js';
 
@@ -15,7 +15,7 @@ export const DEFAULT_EVALUATION_REPORT = path.join(PROJECT_ROOT, 'docs/derived/v
  * this command's output on the generated sample).
  */
 export async function evaluateValuationsCommand(options: { country?: Country; asOf: string; out: string; sample: string; json: boolean }): Promise<number> {
-  const countries: Country[] = options.country ? [options.country] : ['NO', 'SE'];
+  const countries: readonly Country[] = options.country ? [options.country] : COUNTRIES;
   const results: CountryEvaluation[] = [];
   // One transaction per country, with the settings of the nightly computation it repeats.
   for (const country of countries) {

@@ -19,7 +19,7 @@
  *   point on surface), so `<->` and ST_Distance are metres.
  */
 import type pg from 'pg';
-import type { Country } from '../../sources/source-adapter.js';
+import type { Country } from '../../lib/domain/country.js';
 
 /** Metric CRS per country: ETRS89 / UTM 33N for Norway, SWEREF 99 TM for Sweden. */
 export const METRIC_SRID: Record<Country, number> = { NO: 25833, SE: 3006 };

@@ -6,7 +6,7 @@
  * in transaction-id order (nearest-sales.ts indexes them in memory in that order).
  */
 import type pg from 'pg';
-import type { Country } from '../../sources/source-adapter.js';
+import type { Country } from '../../lib/domain/country.js';
 import { FEATURES_TABLE, METRIC_SRID } from './property-features.js';
 
 export const SALES_TABLE = 'derive_recent_sales';

@@ -9,7 +9,7 @@ import { sampleCompanies } from '../../sample/no/companies.js';
 import { plansOfSample, type SampleIdentity } from '../../sample/plans.js';
 import { sampleSwedishCompaniesOf } from '../../sample/se/companies.js';
 import { propertiesOfSwedishPlan } from '../../sample/se/properties.js';
-import type { Country } from '../../sources/source-adapter.js';
+import { COUNTRIES, type Country } from '../../lib/domain/country.js';
 
 export interface TruthPair {
   country: Country;
@@ -74,7 +74,7 @@ export async function evaluateTenants(pool: pg.Pool, sample: SampleIdentity): Pr
     if (batch.length) await flush();
     await client.query(`ANALYZE tenant_truth`);
     const scores: CountryScore[] = [];
-    for (const country of ['NO', 'SE'] as Country[]) {
+    for (const country of COUNTRIES) {
       const truthPairs = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM tenant_truth WHERE country = $1`, [country])).rows[0].n;
       const levels: LevelScore[] = [];
       for (const [level, confidences] of LEVELS) {

@@ -5,7 +5,7 @@
  * an 80 % interval from the model's out-of-sample errors, and a rent per m² by the yield method.
  * Served by GET /properties/{country}/{id}/valuations.
  */
-import type { Country } from '../../sources/source-adapter.js';
+import type { Country } from '../../lib/domain/country.js';
 import type { DerivedDataset } from '../dataset.js';
 import { createPropertyFeatures, FEATURES_TABLE } from '../comparables/property-features.js';
 import { createRecentSales, SALES_TABLE } from '../comparables/recent-sales.js';

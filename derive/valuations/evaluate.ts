@@ -7,7 +7,7 @@
  * docs/derived/valuation-evaluation.md.
  */
 import type pg from 'pg';
-import type { Country } from '../../sources/source-adapter.js';
+import type { Country } from '../../lib/domain/country.js';
 import { NEAREST_TABLE, SaleIndex, writeNearestSales } from '../comparables/nearest-sales.js';
 import { createPropertyFeatures } from '../comparables/property-features.js';
 import { createRecentSales, SALES_TABLE } from '../comparables/recent-sales.js';

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { closePools, getPool, withTransaction } from '../../lib/db.js';
 import { mergeDerived } from '../../derive/publish.js';
 import type { DerivedDataset } from '../../derive/dataset.js';
+import type { Country } from '../../lib/domain/country.js';
 import { createTestDatabase } from '../support/database.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -29,7 +30,7 @@ afterAll(async () => {
 
 type Row = [country: string, cadastreId: string, bya: number | null, basis: string | null];
 
-async function publish(rows: Row[], country: 'NO' | 'SE') {
+async function publish(rows: Row[], country: Country) {
   return withTransaction(pool, async (client) => {
     await client.query(`CREATE TEMP TABLE s (LIKE utilization INCLUDING DEFAULTS) ON COMMIT DROP`);
     for (const [c, id, bya, basis] of rows) {

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS_CSV_ENTRY, ADDRESS_CSV_ZIP, generateSample, plansOfSample, samplePlans, type SampleResult } from '../../sample/generate.js';
 import { BYGNING_GML_ENTRY } from '../../sample/no/write-bygning-gml.js';
 import { expectedCounts, NATIONAL_NO_MIX, NATIONAL_TARGETS, resolveSampleSize } from '../../sample/profile.js';
+import { COUNTRIES } from '../../lib/domain/country.js';
 import { readZip, tempDir } from './helpers.js';
 
 // Small enough for a test (≈4,300 teiger, 6,600 Swedish properties), large enough that every
@@ -53,7 +54,7 @@ describe('the national profile', () => {
       },
     };
     expect(addressLines).toBe(result.addresses);
-    for (const country of ['NO', 'SE'] as const) {
+    for (const country of COUNTRIES) {
       for (const [register, target] of Object.entries(want[country])) {
         const count = (got[country] as Record<string, number>)[register];
         expect(Math.abs(count / target - 1), `${country} ${register}: ${count} for a target of ${target}`).toBeLessThan(TOLERANCE);

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../activities/types.js';
 import { PROJECT_ROOT } from '../../../lib/config.js';
+import { COUNTRIES } from '../../../lib/domain/country.js';
 import { generateSample } from '../../../sample/generate.js';
 import { planSample } from '../../../sample/plan.js';
 import { sampleCompanies } from '../../../sample/no/companies.js';
@@ -55,7 +56,7 @@ describe('tenants, computed by the nightly refresh after its sources', () => {
   });
 
   it('finds the sample companies where the generator put them: HIGH precision ≥ 99 % and recall ≥ 95 % in both countries', () => {
-    for (const country of ['NO', 'SE']) {
+    for (const country of COUNTRIES) {
       const high = level(country, 'HIGH');
       expect(scores.find((s) => s.country === country)!.truthPairs).toBeGreaterThan(100);
       expect(high.precision, `${country} HIGH precision`).toBeGreaterThanOrEqual(0.99);
