@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { loadConfig, type Config } from '../lib/config.js';
 import { getPool } from '../lib/db.js';
-import { deriveKey, loadMasterKey } from '../api/secrets/master-key.js';
-import { openSecret } from '../api/secrets/secret-box.js';
+import { deriveKey, loadMasterKey } from '../lib/secrets/master-key.js';
+import { openSecret } from '../lib/secrets/secret-box.js';
 import { envelopeOf } from '../events/envelope.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../events/signature.js';
 import { WebhookPoster } from '../events/post-webhook.js';

@@ -3,7 +3,7 @@ import type { Config } from '../lib/config.js';
 import { COUNTRIES } from '../lib/domain/country.js';
 import { TokenResolver } from './auth/tokens.js';
 import { CallBatcher } from './limits/call-counter.js';
-import { deriveKey } from './secrets/master-key.js';
+import { deriveKey } from '../lib/secrets/master-key.js';
 
 /** What every route needs: the store, the settings and the keys derived from the master key. */
 export interface ApiContext {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sign, verifySignature } from './secrets/signature.js';
+import { sign, verifySignature } from '../lib/secrets/signature.js';
 import { badRequest } from './problem.js';
 
 /**

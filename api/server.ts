@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../lib/config.js';
 import { getPool } from '../lib/db.js';
 import { buildApp } from './app.js';
-import { loadMasterKey } from './secrets/master-key.js';
+import { loadMasterKey } from '../lib/secrets/master-key.js';
 
 /** Builds the app over the configured store and listens on `PORT` until closed. */
 export async function startApiServer(config: Config = loadConfig(), options: { logger?: boolean } = {}): Promise<FastifyInstance> {

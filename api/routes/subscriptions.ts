@@ -8,7 +8,7 @@ import { idempotencyHeaders, idempotent } from '../idempotency.js';
 import { itemsOf, jsonResponse, operationSchema } from '../schemas/operation.js';
 import { EVENT_TYPES } from '../schemas/resources.js';
 import { ref } from '../schemas/values.js';
-import { sealSecret } from '../secrets/secret-box.js';
+import { sealSecret } from '../../lib/secrets/secret-box.js';
 import { propertyVisible } from '../store/property.js';
 import { companyVisible } from '../store/visibility.js';
 import { deleteSubscription, insertSubscription, listSubscriptions, lockedSubscriptionCount, type SubscriptionTarget } from '../store/subscriptions.js';

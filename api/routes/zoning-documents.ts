@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
-import { sign, verifySignature } from '../secrets/signature.js';
+import { sign, verifySignature } from '../../lib/secrets/signature.js';
 import { ApiProblem } from '../problem.js';
 import { operationSchema } from '../schemas/operation.js';
 import { documentSource } from '../store/zoning-plans.js';

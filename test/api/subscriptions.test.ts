@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSecret } from '../../api/secrets/secret-box.js';
-import { deriveKey } from '../../api/secrets/master-key.js';
+import { openSecret } from '../../lib/secrets/secret-box.js';
+import { deriveKey } from '../../lib/secrets/master-key.js';
 import { call, clientWithToken, get, startApiServer, TEST_MASTER_KEY, type TestClient } from './support/api-server.js';
 import { startApiTest, type ApiTest } from './support/api-test.js';
 import { fetchOpenApi, validateResponses } from './support/openapi-check.js';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../lib/config.js';
+import type { Config } from '../config.js';
 
 /**
  * The API's one secret outside the database: it encrypts webhook signing secrets (so a dump of the
