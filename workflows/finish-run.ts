@@ -1,7 +1,7 @@
 import { isCancellation, log, ParentClosePolicy, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { RunSummary } from '../activities/types.js';
-import { OUTCOME_KEY, RUN_ID_KEY } from './search-attributes.js';
+import { OUTCOME_KEY, RUN_ID_KEY } from '../lib/temporal/search-attribute-keys.js';
 import { alertRun, alertWorkflowId } from './alert.js';
 
 const { finishRun } = proxyActivities<typeof activities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 10 } });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../config.js';
 import { freePort } from '../net/free-port.js';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from './search-attribute-keys.js';
 
 /**
  * A Temporal dev server of a test run's or a benchmark's own: in memory, headless, on a free

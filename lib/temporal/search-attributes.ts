@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from './search-attribute-keys.js';
 
 /** Registers the pipeline's search attributes on the namespace (a no-op when they exist). */
 export async function ensureSearchAttributes(client: Client, namespace: string): Promise<void> {

@@ -6,7 +6,7 @@ import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { liveDigest, liveCount } from '../support/live-snapshot.js';
 import { runBackfill, sourceOf } from '../support/runs.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
-import { OUTCOME_KEY } from '../../workflows/search-attributes.js';
+import { OUTCOME_KEY } from '../../lib/temporal/search-attribute-keys.js';
 
 let pipeline: TestPipeline;
 

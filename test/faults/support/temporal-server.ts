@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../../../lib/config.js';
-import { SEARCH_ATTRIBUTES } from '../../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../../lib/temporal/search-attribute-keys.js';
 import { freePort, onProcessExit, waitFor } from './util.js';
 
 /**
