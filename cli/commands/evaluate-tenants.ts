@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/config.js';
 import { getPool } from '../../lib/db.js';
 import { readManifest, MANIFEST_NAME } from '../../sample/manifest.js';
-import { evaluateTenants, renderTenantScores } from '../../derive/tenants/evaluation.js';
+import { evaluateTenants, renderTenantScores } from '../../evaluations/tenants.js';
 import { MATCH_RULES } from '../../derive/tenants/rules.js';
 import { printJson } from '../output.js';
 

@@ -4,7 +4,7 @@ import { getPool, withTransaction } from '../../lib/db.js';
 import { tuneBulkTransaction } from '../../lib/bulk-settings.js';
 import { PROJECT_ROOT } from '../../lib/config.js';
 import { COUNTRIES, type Country } from '../../lib/domain/country.js';
-import { evaluateCountry, renderEvaluationReport, type CountryEvaluation } from '../../derive/valuations/evaluate.js';
+import { evaluateCountry, renderEvaluationReport, type CountryEvaluation } from '../../evaluations/valuations.js';
 import { printJson } from '../output.js';
 
 export const DEFAULT_EVALUATION_REPORT = path.join(PROJECT_ROOT, 'docs/derived/valuation-evaluation.md');

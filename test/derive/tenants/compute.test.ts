@@ -8,7 +8,7 @@ import { COUNTRIES } from '../../../lib/domain/country.js';
 import { generateSample } from '../../../sample/generate.js';
 import { planSample } from '../../../sample/plan.js';
 import { sampleCompanies } from '../../../sample/no/companies.js';
-import { evaluateTenants, renderTenantScores, type CountryScore } from '../../../derive/tenants/evaluation.js';
+import { evaluateTenants, renderTenantScores, type CountryScore } from '../../../evaluations/tenants.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { tableDigest } from '../../support/live-snapshot.js';
 import { runRefresh, sourceOf } from '../../support/runs.js';

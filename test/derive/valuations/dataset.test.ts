@@ -4,7 +4,7 @@ import seedrandom from 'seedrandom';
 import { closePools, getPool, withTransaction } from '../../../lib/db.js';
 import { comparables } from '../../../derive/comparables/dataset.js';
 import { valuations } from '../../../derive/valuations/dataset.js';
-import { evaluateCountry, renderEvaluationReport } from '../../../derive/valuations/evaluate.js';
+import { evaluateCountry, renderEvaluationReport } from '../../../evaluations/valuations.js';
 import type { DerivedDataset } from '../../../derive/dataset.js';
 import { mergeDerived } from '../../../derive/publish.js';
 import { expectedPrice, salePrice, type PricedProperty } from '../../../sample/price-model.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coefficientOfDispersion, median, priceRelatedDifferential, valuationAccuracy } from '../../../derive/valuations/metrics.js';
+import { coefficientOfDispersion, median, priceRelatedDifferential, valuationAccuracy } from '../../evaluations/valuation-metrics.js';
 
 // Ratios 1.05, 0.85, 1.00, 1.25; errors 5 %, 15 %, 0 %, 25 %.
 const SALES = [

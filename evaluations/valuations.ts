@@ -7,13 +7,13 @@
  * docs/derived/valuation-evaluation.md.
  */
 import type pg from 'pg';
-import type { Country } from '../../lib/domain/country.js';
-import { NEAREST_TABLE, SaleIndex, writeNearestSales } from '../comparables/nearest-sales.js';
-import { createPropertyFeatures } from '../comparables/property-features.js';
-import { createRecentSales, SALES_TABLE } from '../comparables/recent-sales.js';
-import { fitAvm, INTERVAL_QUANTILES, markTraining, type AvmFit } from './fit-avm.js';
-import { FULL_MODEL, monthsBackSql, predictionSql } from './hedonic-sql.js';
-import { valuationAccuracy, type ValuationAccuracy, type ValuedSale } from './metrics.js';
+import type { Country } from '../lib/domain/country.js';
+import { NEAREST_TABLE, SaleIndex, writeNearestSales } from '../derive/comparables/nearest-sales.js';
+import { createPropertyFeatures } from '../derive/comparables/property-features.js';
+import { createRecentSales, SALES_TABLE } from '../derive/comparables/recent-sales.js';
+import { fitAvm, INTERVAL_QUANTILES, markTraining, type AvmFit } from '../derive/valuations/fit-avm.js';
+import { FULL_MODEL, monthsBackSql, predictionSql } from '../derive/valuations/hedonic-sql.js';
+import { valuationAccuracy, type ValuationAccuracy, type ValuedSale } from './valuation-metrics.js';
 
 export interface CountryEvaluation {
   country: Country;

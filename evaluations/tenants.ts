@@ -5,11 +5,11 @@
  * streamed into a temporary table in batches, so any sample size fits in memory.
  */
 import type pg from 'pg';
-import { sampleCompanies } from '../../sample/no/companies.js';
-import { plansOfSample, type SampleIdentity } from '../../sample/plans.js';
-import { sampleSwedishCompaniesOf } from '../../sample/se/companies.js';
-import { propertiesOfSwedishPlan } from '../../sample/se/properties.js';
-import { COUNTRIES, type Country } from '../../lib/domain/country.js';
+import { sampleCompanies } from '../sample/no/companies.js';
+import { plansOfSample, type SampleIdentity } from '../sample/plans.js';
+import { sampleSwedishCompaniesOf } from '../sample/se/companies.js';
+import { propertiesOfSwedishPlan } from '../sample/se/properties.js';
+import { COUNTRIES, type Country } from '../lib/domain/country.js';
 
 export interface TruthPair {
   country: Country;
