@@ -4,7 +4,7 @@ import type { Country } from '../sources/source-adapter.js';
 /**
  * The contract of a derived dataset (tenants, utilization, comparables, valuations): what a
  * source adapter is to a register. A dataset only computes; the derive framework stages,
- * merges, ledgers and schedules it with the same rules as a source (DESIGN.md): one
+ * merges, ledgers and schedules it with the same rules as a source (docs/design.md): one
  * transaction per publish, unchanged rows never rewritten, a re-run on unchanged inputs
  * changes nothing.
  */

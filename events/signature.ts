@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-/** The header every delivery carries (api-spec "Signature"). */
+/** The header every delivery carries (docs/webhooks.md). */
 export const SIGNATURE_HEADER = 'Service-Signature';
 
 /** `v1`: lower-case hex HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret. */

@@ -1,7 +1,7 @@
 /**
- * The sample generator's committed data files (sample/data: municipality lists, anchor points,
- * boundaries). One lookup for every writer, so the generator finds them both when run from the
- * source tree (tsx) and when compiled to dist/sample/… (the files are not copied to dist).
+ * The committed data files in sample/data (real public samples, municipality lists, anchor
+ * points; see its README). One lookup for every reader, so they are found both from the source
+ * tree (tsx) and from dist/sample/… (the files are not copied to dist).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -7,24 +7,24 @@
  * boundary (sample/innermost-point.ts, measured in UTM33), so a block of parcels around it stays
  * inside as far as possible.
  *
- * Run once: `npx tsx sample/derive-centroids.ts [path/to/no-kommuner-2024-S.geojson]`
- * The output file is committed; the geojson is not.
+ * Run once: `npx tsx sample/derive-centroids.ts [path/to/boundaries.geojson]` (default: the committed
+ * `sample/data/no-kommuner-2024-S.geojson`). The output file is committed.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { booleanPointInPolygon } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import type { Feature, MultiPolygon, Polygon } from 'geojson';
 import { transformTo } from '../sources/geo/reproject.js';
 import { innermostPoint } from './innermost-point.js';
+import { REAL_NO_MUNICIPALITIES_GEOJSON } from './real-samples.js';
 
 type Area = Feature<Polygon | MultiPolygon, { kommunenummer: string; kommunenavn: string }>;
 
-const DEFAULT_INPUT = '/work/shared/data/real/no-kommuner-2024-S.geojson';
 const OUTPUT = fileURLToPath(new URL('./data/no-municipality-centroids.csv', import.meta.url));
 const toUtm = transformTo(4326, 25833);
 
 function main(): void {
-  const input = process.argv[2] ?? DEFAULT_INPUT;
+  const input = process.argv[2] ?? REAL_NO_MUNICIPALITIES_GEOJSON;
   const collection = JSON.parse(readFileSync(input, 'utf8')) as { features: Area[] };
   const rows: string[] = [];
   const clearances: number[] = [];

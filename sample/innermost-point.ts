@@ -7,7 +7,8 @@
  * one; distances are measured in a metric projection (the country's own). Hand-written because
  * turf has no pole-of-inaccessibility, and this runs once per country, not in the pipeline.
  */
-import { booleanPointInPolygon, pointOnFeature } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { pointOnFeature } from '@turf/point-on-feature';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
 
 export type MunicipalityArea = Feature<Polygon | MultiPolygon>;

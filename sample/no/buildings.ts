@@ -9,7 +9,8 @@
  * `matrikkelenhetId` is the Matrikkel's internal id of that unit, derived from the cadastre
  * number (see `matrikkelenhetIdOf`), as the real file carries an internal id.
  */
-import { booleanPointInPolygon, polygon } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { polygon } from '@turf/helpers';
 import seedrandom from 'seedrandom';
 import { formatCadastreId } from '../../sources/no/cadastre-id.js';
 import { isFeatured } from '../municipalities.js';

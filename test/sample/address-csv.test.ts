@@ -1,9 +1,10 @@
 import { parse } from 'csv-parse/sync';
-import { booleanPointInPolygon } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS_CSV_ENTRY, generateSample, sampleParcels } from '../../sample/generate.js';
 import type { SampleParcel } from '../../sample/types.js';
-import { REAL_ADDRESS_ZIP, parcelPolygonWgs84, pointToWgs84, readZip, tempDir } from './helpers.js';
+import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
+import { parcelPolygonWgs84, pointToWgs84, readZip, tempDir } from './helpers.js';
 
 const PARCELS = 300;
 const SEED = 'csv';

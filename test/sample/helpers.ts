@@ -7,9 +7,6 @@ import yauzl from 'yauzl';
 import { transformTo } from '../../sources/geo/reproject.js';
 import type { Point, SampleParcel } from '../../sample/types.js';
 
-export const REAL_ADDRESS_ZIP = '/work/shared/data/real/no-matrikkelen-adresse-46col-sample.zip';
-export const REAL_MUNICIPALITIES_GEOJSON = '/work/shared/data/real/no-kommuner-2024-S.geojson';
-
 export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(join(tmpdir(), `nordprop-${prefix}-`));
 }

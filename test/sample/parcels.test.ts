@@ -1,11 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { area as geodesicArea, booleanClockwise, booleanPointInPolygon, booleanValid, kinks, polygon } from '@turf/turf';
+import { area as geodesicArea } from '@turf/area';
+import { booleanClockwise } from '@turf/boolean-clockwise';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { booleanValid } from '@turf/boolean-valid';
+import { polygon } from '@turf/helpers';
+import { kinks } from '@turf/kinks';
 import type { Feature, MultiPolygon, Polygon } from 'geojson';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildParcel, sampleParcels } from '../../sample/generate.js';
 import { planSample } from '../../sample/plan.js';
 import type { SampleParcel } from '../../sample/types.js';
-import { REAL_MUNICIPALITIES_GEOJSON, parcelPolygonUtm, parcelPolygonWgs84, pointToWgs84, shoelace } from './helpers.js';
+import { REAL_NO_MUNICIPALITIES_GEOJSON } from '../support/real-data.js';
+import { parcelPolygonUtm, parcelPolygonWgs84, pointToWgs84, shoelace } from './helpers.js';
 
 const PARCELS = 5000; // the demo size
 const SEED = 'truth';
@@ -30,7 +36,7 @@ describe('sample parcels (truth objects)', () => {
   });
 
   it('places every parcel inside its real municipality', () => {
-    const geo = JSON.parse(readFileSync(REAL_MUNICIPALITIES_GEOJSON, 'utf8')) as {
+    const geo = JSON.parse(readFileSync(REAL_NO_MUNICIPALITIES_GEOJSON, 'utf8')) as {
       features: Feature<Polygon | MultiPolygon, { kommunenummer: string }>[];
     };
     const areas = new Map(geo.features.map((f) => [f.properties.kommunenummer, f]));

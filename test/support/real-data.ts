@@ -1,6 +1,9 @@
-import path from 'node:path';
-import { PROJECT_ROOT } from '../../lib/config.js';
-
-/** The real public samples shipped beside the project (../shared/data/real; see its README). */
-export const REAL_DATA_DIR = process.env.NORDPROP_REAL_DATA_DIR ?? path.resolve(PROJECT_ROOT, '../shared/data/real');
-export const REAL_ADDRESS_ZIP = path.join(REAL_DATA_DIR, 'no-matrikkelen-adresse-46col-sample.zip');
+/** The real public samples the tests read: committed in sample/data, named once in sample/real-samples.ts. */
+export {
+  REAL_ADDRESS_ZIP,
+  REAL_DATA_DIR,
+  REAL_NO_MUNICIPALITIES_GEOJSON,
+  REAL_SE_BUILDINGS_GEOJSON,
+  REAL_SE_MUNICIPALITIES_GEOJSON,
+  REAL_SE_MUNICIPALITIES_GPKG,
+} from '../../sample/real-samples.js';

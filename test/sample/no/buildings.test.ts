@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { booleanPointInPolygon, polygon } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { polygon } from '@turf/helpers';
 import { describe, expect, it } from 'vitest';
 import { buildParcel, parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { booleanPointInPolygon, booleanWithin, polygon as turfPolygon } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { booleanWithin } from '@turf/boolean-within';
+import { polygon as turfPolygon } from '@turf/helpers';
 import type { Feature, MultiPolygon, Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { transformTo } from '../../../sources/geo/reproject.js';
 import { planSwedishSample, propertiesOfSwedishPlan, sampleSwedishProperties, swedishPropertyAt } from '../../../sample/se/properties.js';
 import type { SePoint, SeSampleProperty } from '../../../sample/se/types.js';
+import { REAL_SE_MUNICIPALITIES_GEOJSON } from '../../support/real-data.js';
 
 const toWgs84 = transformTo(3006);
 const boundaries = new Map(
-  (JSON.parse(readFileSync('/work/shared/data/real/se-kommuner.geojson', 'utf8')) as { features: Feature<Polygon | MultiPolygon, { id: string }>[] }).features.map((f) => [f.properties.id, f]),
+  (JSON.parse(readFileSync(REAL_SE_MUNICIPALITIES_GEOJSON, 'utf8')) as { features: Feature<Polygon | MultiPolygon, { id: string }>[] }).features.map((f) => [f.properties.id, f]),
 );
 
 const inside = (point: SePoint, ring: SePoint[]) => {

@@ -9,8 +9,9 @@ import { GeoPackageWriter } from '../../../sources/formats/geopackage-writer.js'
 import { readGpkgGeometry, readGpkgHeader, writeGpkgGeometry } from '../../../sources/formats/gpkg-blob.js';
 import { InputFormatError } from '../../../sources/formats/input-error.js';
 import { readWkb, writeWkb } from '../../../sources/formats/wkb.js';
+import { REAL_SE_MUNICIPALITIES_GPKG } from '../../support/real-data.js';
 
-const REAL_KOMMUNER = '/work/shared/data/real/se-kommuner-3006.gpkg';
+const REAL_KOMMUNER = REAL_SE_MUNICIPALITIES_GPKG;
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'nordprop-gpkg-'));

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GeoPackage } from '../../../sources/formats/geopackage.js';
 import { transformTo } from '../../../sources/geo/reproject.js';
 import { readOgcFeature } from '../../../sources/se/ogc-feature.js';
+import { REAL_SE_MUNICIPALITIES_GPKG } from '../../support/real-data.js';
 
 /** SWEREF 99 TM easting, northing across Sweden: Malmö, Göteborg, Stockholm, Östersund, Umeå, Kiruna, the far west and east. */
 const POINTS: [number, number][] = [
@@ -41,7 +42,7 @@ describe('SWEREF 99 TM reprojection', () => {
   });
 
   it('reads an OGC API feature in northing, easting order (Content-Crs EPSG:3006) as easting, northing', () => {
-    // The real Fastighetsindelning Direkt answer for LILLA EDET ATTLERED 1:7 (sweden-formats.md §1).
+    // The real Fastighetsindelning Direkt answer for LILLA EDET ATTLERED 1:7, as Lantmäteriet's API serves it.
     const apiFeature = {
       type: 'Feature', id: '1',
       geometry: { type: 'Polygon', coordinates: [[[6435049.763, 335110.696], [6435110.323, 335124.568], [6435080.0, 335200.0], [6435049.763, 335110.696]]] },
@@ -52,7 +53,7 @@ describe('SWEREF 99 TM reprojection', () => {
     expect(feature.geometry.type === 'Polygon' && feature.geometry.polygons[0][0].slice(0, 2)).toEqual([335110.696, 6435049.763]);
     // Easting, northing puts it in Lilla Edet's extent (the blob header's envelope; the simplified
     // boundary itself runs 49 m south of it), while the unswapped pair lies outside Sweden.
-    const gpkg = GeoPackage.open('/work/shared/data/real/se-kommuner-3006.gpkg');
+    const gpkg = GeoPackage.open(REAL_SE_MUNICIPALITIES_GPKG);
     try {
       const layer = gpkg.layer('sveriges_kommuner_sf_simple', 3006);
       const lillaEdet = [...gpkg.features(layer, ['municipality_code'])].find((f) => f.attributes.municipality_code === '1462')!;

@@ -12,12 +12,14 @@ import { transformTo } from '../../../sources/geo/reproject.js';
 import { seAddress } from '../../../sources/se/address.js';
 import { seBuilding } from '../../../sources/se/building.js';
 import { seCadastre } from '../../../sources/se/cadastre.js';
+import { typeOfBlock } from '../../../sources/se/cadastre-id.js';
 import { lookupCoordinate } from '../../../store/coordinate-lookup.js';
 import { planSwedishSample, propertiesOfSwedishPlan, type SeSampleProperty } from '../../../sample/se/properties.js';
 import { writeSeAddressGpkg, writeSeBuildingGpkg, writeSeCadastreGpkg } from '../../../sample/se/write-geopackages.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, runRefresh, sourceOf } from '../../support/runs.js';
 import { tablesDigest } from '../../support/live-snapshot.js';
+import { REAL_SE_MUNICIPALITIES_GPKG } from '../../support/real-data.js';
 import { realByggnadGpkg } from './gpkg-support.js';
 
 const COUNT = 400;
@@ -48,7 +50,7 @@ afterAll(async () => {
 describe('Swedish GeoPackage registers through the worker', () => {
   it('loads the real Lantmäteriet buildings, placed in their municipality by its real boundary', async () => {
     // The municipality boundaries as the area source publishes them (from the real SCB GeoPackage).
-    const gpkg = GeoPackage.open('/work/shared/data/real/se-kommuner-3006.gpkg');
+    const gpkg = GeoPackage.open(REAL_SE_MUNICIPALITIES_GPKG);
     try {
       const layer = gpkg.layer('sveriges_kommuner_sf_simple', 3006);
       for (const f of gpkg.features(layer, ['municipality_code', 'municipality_name'])) {
@@ -86,7 +88,7 @@ describe('Swedish GeoPackage registers through the worker', () => {
     for (const p of truth) {
       expect(byId.get(p.cadastreId)).toMatchObject({
         register_ref: p.registerenhetsreferens, designation: p.designation, municipality_code: p.kommunkod,
-        property_type: p.kind === 'samfallighet' ? 'SAMFÄLLIGHET' : 'FASTIGHET', plot_count: p.areas.length,
+        property_type: typeOfBlock(p.block), plot_count: p.areas.length,
       });
       expect(Math.abs(byId.get(p.cadastreId).area_m2 - p.areas.reduce((s, a) => s + a.area, 0))).toBeLessThan(0.05);
     }

@@ -7,8 +7,7 @@ import { openInput } from '../../../sources/formats/open-input.js';
 import { GeoPackageWriter, type GpkgColumnType } from '../../../sources/formats/geopackage-writer.js';
 import type { WkbGeometry } from '../../../sources/formats/wkb.js';
 import type { ParsedRecord, SourceAdapter } from '../../../sources/source-adapter.js';
-
-export const REAL_BYGGNAD_GEOJSON = '/work/shared/data/real/se-byggnad-sample-3006.geojson';
+import { REAL_SE_BUILDINGS_GEOJSON } from '../../support/real-data.js';
 
 export const tempDir = () => mkdtemp(path.join(tmpdir(), 'nordprop-se-gpkg-'));
 
@@ -50,7 +49,7 @@ export const rectangle = (west: number, south: number, east: number, north: numb
 
 /** The real Lantmäteriet buildings (14 MultiPolygons, EPSG:3006) as a `byggnad` GeoPackage with the GeoJSON's own columns. */
 export function realByggnadGpkg(file: string): string {
-  const collection = JSON.parse(readFileSync(REAL_BYGGNAD_GEOJSON, 'utf8')) as {
+  const collection = JSON.parse(readFileSync(REAL_SE_BUILDINGS_GEOJSON, 'utf8')) as {
     features: { properties: { objektidentitet: string; skapad: string; objekttypnr: number; objekttyp: string }; geometry: { coordinates: number[][][][] } }[];
   };
   return writeLayer(
