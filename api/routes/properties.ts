@@ -82,7 +82,9 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
   list('/sections', 'listPropertySections', 'The sections of a property, each with its owners', 'Section', (p) => fetchSections(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
   list('/buildings', 'listPropertyBuildings', 'The buildings on a property', 'Building', (p) => fetchBuildings(ctx.db, p.country, p.cadastreId));
   list('/units', 'listPropertyUnits', 'The units of a property and of its sections', 'Unit', (p) => fetchUnits(ctx.db, p.country, p.cadastreId, p.caller.sandbox));
-  list('/owners', 'listPropertyOwners', 'The rights holders of a property as a whole, across all sections', 'Owner', (p) => fetchOwners(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
+  const wholeShareNote =
+    'Each share is of the property as a whole: a section holder’s is the section’s share of the property (as /sections gives it) times the holder’s share of the section, so the shares add up to 1 where the register is complete; one entry per holding, the property’s own holders first, then each section’s in section order.';
+  list('/owners', 'listPropertyOwners', 'The rights holders of a property as a whole, across all sections', 'Owner', (p) => fetchOwners(ctx.db, p.country, p.cadastreId, p.withNames), `${wholeShareNote} ${ownerNote}`);
   list('/tenants', 'listPropertyTenants', 'Companies with a registered business address on the property', 'Tenant', (p) => fetchTenants(ctx.db, p.country, p.cadastreId));
   list('/comparable-transactions', 'listComparableTransactions', 'Comparable sales, most similar first', 'ComparableTransaction', (p) => fetchComparables(ctx.db, p.country, p.cadastreId, p.withNames, p.caller.sandbox), ownerNote);
   list('/energy-certificates', 'listEnergyCertificates', 'Energy certificates of the property’s buildings', 'EnergyCertificate', (p) => fetchEnergyCertificates(ctx.db, p.country, p.cadastreId, p.caller.sandbox));

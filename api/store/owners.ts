@@ -1,13 +1,39 @@
 import type pg from 'pg';
 import { partyJson } from './party.js';
 
-/** Rights holders of the property as a whole: its own title holders and those of its sections. */
+/**
+ * Rights holders of the property as a whole: its own title holders, and those of its sections
+ * with their share of the whole property: the section's share of the property (its sameiebrøk,
+ * as /sections gives it) times the holder's share of the section, reduced. So the shares of a
+ * sectioned property's owners add up to 1 where the register is complete. A holder of a section
+ * whose share of the property is unknown has no share (it cannot be told).
+ */
 export async function fetchOwners(db: pg.Pool, country: string, cadastreId: string, withNames: boolean): Promise<unknown[]> {
   const result = await db.query(
-    `SELECT json_strip_nulls(${partyJson('o', withNames, 'o.registered_at')}) AS owner
-     FROM owner o
-     WHERE o.country = $1 AND o.cadastre_id = ANY (ARRAY(SELECT $2::text UNION ALL SELECT cadastre_id FROM section WHERE country = $1 AND property_cadastre_id = $2))
-     ORDER BY o.cadastre_id, o.registered_at NULLS LAST, o.owner_key`,
+    `WITH holding AS (
+       SELECT o.country, o.owner_key, o.cadastre_id, o.kind, o.person_id, o.birth_year, o.org_scheme, o.org_id, o.org_name, o.org_country,
+              o.registered_at, o.share_numerator::bigint AS numerator, o.share_denominator::bigint AS denominator, '' AS section_order
+       FROM owner o
+       WHERE o.country = $1 AND o.cadastre_id = $2
+       UNION ALL
+       SELECT o.country, o.owner_key, o.cadastre_id, o.kind, o.person_id, o.birth_year, o.org_scheme, o.org_id, o.org_name, o.org_country,
+              o.registered_at, o.share_numerator::bigint * s.share_numerator, o.share_denominator::bigint * s.share_denominator,
+              lpad(s.section_number, 10, '0')
+       FROM section s JOIN owner o ON o.country = s.country AND o.cadastre_id = s.cadastre_id
+       WHERE s.country = $1 AND s.property_cadastre_id = $2
+     ), reduced AS (
+       SELECT h.*, gcd(h.numerator, h.denominator) AS divisor FROM holding h
+     ), o AS (
+       SELECT r.*,
+              CASE WHEN r.divisor > 0 AND r.numerator / r.divisor <= 2147483647 AND r.denominator / r.divisor <= 2147483647
+                   THEN (r.numerator / r.divisor)::integer END AS share_numerator,
+              CASE WHEN r.divisor > 0 AND r.numerator / r.divisor <= 2147483647 AND r.denominator / r.divisor <= 2147483647
+                   THEN (r.denominator / r.divisor)::integer END AS share_denominator
+       FROM reduced r
+     )
+     SELECT json_strip_nulls(${partyJson('o', withNames, 'o.registered_at')}) AS owner
+     FROM o
+     ORDER BY o.section_order, o.registered_at NULLS LAST, o.owner_key`,
     [country, cadastreId],
   );
   return result.rows.map((row) => row.owner);
