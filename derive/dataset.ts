@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 
 /**
  * The contract of a derived dataset (tenants, utilization, comparables, valuations): what a
