@@ -140,9 +140,10 @@ export class CallBatcher {
 
 /**
  * Adds calls to a client's day without a window (the extra ids of a bulk lookup); false, and
- * nothing counted, when they would pass the daily limit.
+ * nothing counted, when they would pass the daily limit. On a transaction's client, the calls are
+ * charged only if it commits.
  */
-export async function chargeCalls(db: pg.Pool, client: { clientId: string; dailyCallLimit: number }, calls: number): Promise<boolean> {
+export async function chargeCalls(db: pg.Pool | pg.PoolClient, client: { clientId: string; dailyCallLimit: number }, calls: number): Promise<boolean> {
   if (calls <= 0) return true;
   const result = await db.query(`SELECT charged FROM api_charge_daily($1, $2, $3, $4, false)`, [client.clientId, calls, client.dailyCallLimit, DAILY_LIMIT_MARGIN]);
   return result.rows[0].charged === calls;

@@ -16,7 +16,7 @@ type LookupRequest = FastifyRequest<{ Params: { country: string }; Body: { cadas
  * POST /properties/{country}/lookups: up to 100 properties in one call. Ids that do not resolve
  * (unknown, malformed, or not a demo property for a sandbox) are listed in notFound, never 404;
  * 404 means the country is not served. Each id counts as one call (the request itself was
- * counted as one by the guard).
+ * counted as one by the guard), charged with the stored response or not at all.
  */
 export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/properties/:country/lookups', {
@@ -24,7 +24,7 @@ export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void
     schema: operationSchema({
       operationId: 'lookupProperties',
       summary: 'Bulk lookup of up to 100 properties',
-      description: 'Each requested id counts as one call against the daily quota, resolved or not. The same Idempotency-Key replays the same response for 24 hours.',
+      description: 'Each requested id counts as one call against the daily quota, resolved or not, charged together with the answer: a request that fails is not charged for its ids. The same Idempotency-Key replays the same response for 24 hours, without charging the ids again.',
       tags: ['properties'],
       access: 'properties.read',
       params: { type: 'object', required: ['country'], properties: { country: countryParam } },
@@ -48,10 +48,12 @@ export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void
       const country = checkCountry(ctx.countries, request.params.country);
       const caller = callerOf(request);
       const ids = request.body.cadastreIds;
-      if (!(await chargeCalls(ctx.db, caller, ids.length - 1))) {
-        throw new ApiProblem(429, 'DAILY_LIMIT_EXCEEDED', `${ids.length} ids would pass the daily call limit of ${caller.dailyCallLimit}`, { 'Retry-After': String(secondsToUtcMidnight()) });
-      }
       const stored = await idempotent(ctx.db, { clientId: caller.clientId, key: request.headers['idempotency-key'], operation: `lookup ${country}`, body: request.body }, async (tx) => {
+        // Charged in the transaction that stores the response: a lookup that fails (or is
+        // refused) is not charged, and a replay is not charged again.
+        if (!(await chargeCalls(tx, caller, ids.length - 1))) {
+          throw new ApiProblem(429, 'DAILY_LIMIT_EXCEEDED', `${ids.length} ids would pass the daily call limit of ${caller.dailyCallLimit}`, { 'Retry-After': String(secondsToUtcMidnight()) });
+        }
         const normal = ids.map((id) => {
           try {
             return normalCadastreId(country, id);
