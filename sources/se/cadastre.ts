@@ -9,7 +9,7 @@ import { countLiveRows, mergeTable, type TableMerge } from '../publish/merge-tab
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
 import { relinkChangedParcels } from '../publish/parcel-links.js';
 import { stepTimer } from '../publish/step-timer.js';
-import { parseEtikett, seCadastreId, seDesignation, SeDesignationError } from './cadastre-id.js';
+import { isUnitCode, normalBlock, parseEtikett, seCadastreId, seDesignation, SeDesignationError, typeOfBlock } from './cadastre-id.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from './geopackage-values.js';
 import { relinkAfterCadastre } from './covering-property.js';
 
@@ -41,8 +41,8 @@ const PROPERTY_TYPES: Record<string, string> = {
 };
 
 function propertyType(objekttyp: string | null, block: string | null): string | null {
-  if (block === 'S') return 'SAMFÄLLIGHET';
-  if (block === 'GA') return 'GEMENSAMHETSANLÄGGNING';
+  // The designation's letter code (S, GA, FA) decides, as property_type() does from the id.
+  if (isUnitCode(block)) return typeOfBlock(block);
   return objekttyp === null ? 'FASTIGHET' : PROPERTY_TYPES[objekttyp.toLowerCase()] ?? null;
 }
 
@@ -56,9 +56,10 @@ function blockAndUnit(a: Record<string, unknown>): { block: string | null; enhet
     return fromLabel;
   }
   if (Number.isNaN(enhet)) throw new SeDesignationError(`enhet "${a.enhet}" is not a whole number`);
-  let block = text(a.block)?.toUpperCase() ?? null;
-  // A samfällighet's S (or GA) may be given only in the etikett.
-  if (block === null && fromLabel?.block && /^(S|GA)$/.test(fromLabel.block)) block = fromLabel.block;
+  const blockText = text(a.block);
+  let block = blockText === null ? null : normalBlock(blockText);
+  // A samfällighet's S (or GA, FA) may be given only in the etikett.
+  if (block === null && isUnitCode(fromLabel?.block ?? null)) block = fromLabel!.block;
   if (fromLabel && (fromLabel.block !== block || fromLabel.enhet !== enhet)) {
     throw new SeDesignationError(`etikett "${etikett}" disagrees with block "${a.block ?? ''}" and enhet ${enhet}`);
   }

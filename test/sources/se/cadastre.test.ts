@@ -5,6 +5,7 @@ import yazl from 'yazl';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seCadastre } from '../../../sources/se/cadastre.js';
+import { typeOfBlock } from '../../../sources/se/cadastre-id.js';
 import { planSwedishSample, propertiesOfSwedishPlan } from '../../../sample/se/properties.js';
 import { writeSeCadastreGpkg } from '../../../sample/se/write-geopackages.js';
 import { parseFile, rectangle, rowObject, tempDir, writeLayer } from './gpkg-support.js';
@@ -38,17 +39,21 @@ describe('se-cadastre parser', () => {
       const { p, a } = areas[i];
       expect(staged).toMatchObject({
         parcel_id: a.objektidentitet, register_ref: p.registerenhetsreferens, cadastre_id: p.cadastreId, designation: p.designation,
-        municipality_code: p.kommunkod, property_type: p.kind === 'samfallighet' ? 'SAMFÄLLIGHET' : 'FASTIGHET', area_number: a.omradesnummer, source_srid: 3006,
+        municipality_code: p.kommunkod, property_type: typeOfBlock(p.block), area_number: a.omradesnummer, source_srid: 3006,
       });
       expect(Math.abs(Number(staged.area_m2) - a.area)).toBeLessThan(0.01); // staged to 0.01 m²
       expect(String(staged.geom)).toMatch(/^SRID=4326;MULTIPOLYGON\(\(\((1[0-9]|2[0-4])\.\d{7} (5[5-9]|6[0-9])\.\d{7},/); // lon, lat in Sweden
     });
   });
 
-  it('reads the register variants: kvarter and area suffix, samfällighet only in the etikett, integer kommunkod', async () => {
+  it('reads the register variants: kvarter and area suffix, samfällighet only in the etikett, s/ga/FA in either case, integer kommunkod', async () => {
     const file = writeLayer(path.join(dir, 'variants.gpkg'), { table: 'registerenhetsomradesyta', geometryType: 'MULTIPOLYGON', columns: AREA_COLUMNS }, [
       { attributes: area({ objektidentitet: 'a-1', registerenhetsreferens: 'p-1', kommunkod: '2480', kommunnamn: 'UMEÅ', trakt: 'TOLVMANSGÅRDEN', block: null, enhet: 4, etikett: '4>2', omradesnummer: 2 }), geometry: square },
       { attributes: area({ objektidentitet: 'a-2', registerenhetsreferens: 'p-2', objekttyp: 'samfällighetsområde', block: null, enhet: 3, etikett: 'S:3' }), geometry: square },
+      // The letter codes as Lantmäteriet writes them today, in lower case.
+      { attributes: area({ objektidentitet: 'a-4', registerenhetsreferens: 'p-4', objekttyp: 'samfällighetsområde', block: 's', enhet: 4, etikett: 's:4' }), geometry: square },
+      { attributes: area({ objektidentitet: 'a-5', registerenhetsreferens: 'p-5', objekttyp: 'ospecificerat område', block: 'ga', enhet: 1, etikett: 'ga:1>2', omradesnummer: 2 }), geometry: square },
+      { attributes: area({ objektidentitet: 'a-6', registerenhetsreferens: 'p-6', objekttyp: 'fiskelott', block: null, enhet: 2, etikett: 'FA:2' }), geometry: square },
     ]);
     // A producer that types kommunkod as INTEGER loses the leading zero.
     const integerCodes = writeLayer(path.join(dir, 'integer-codes.gpkg'), { table: 'registerenhetsomradesyta', geometryType: 'MULTIPOLYGON', columns: { ...AREA_COLUMNS, kommunkod: 'INTEGER' } }, [
@@ -61,6 +66,9 @@ describe('se-cadastre parser', () => {
     expect(rows.map((r) => rowObject(seCadastre, r)).map((s) => [s.cadastre_id, s.designation, s.property_type])).toEqual([
       ['2480_TOLVMANSGÅRDEN_4', 'UMEÅ TOLVMANSGÅRDEN 4', 'FASTIGHET'],
       ['1462_ATTLERED_S_3', 'LILLA EDET ATTLERED S:3', 'SAMFÄLLIGHET'],
+      ['1462_ATTLERED_S_4', 'LILLA EDET ATTLERED S:4', 'SAMFÄLLIGHET'],
+      ['1462_ATTLERED_GA_1', 'LILLA EDET ATTLERED GA:1', 'GEMENSAMHETSANLÄGGNING'],
+      ['1462_ATTLERED_FA_2', 'LILLA EDET ATTLERED FA:2', 'FISKEOMRÅDE'],
       ['0180_STORA-ESSINGEN_1_7', 'STOCKHOLM STORA ESSINGEN 1:7', 'FASTIGHET'],
     ]);
   });
