@@ -11,7 +11,7 @@ import type { SampleRegisterFile, SampleWriteContext } from '../register-files.j
 import { parcelRng, pick } from '../random.js';
 import { writeTar } from '../tar-writer.js';
 import { isFeaturedSe } from './municipalities.js';
-import { propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
+import { isJointUnit, propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
 import type { SeSampleProperty } from './types.js';
 
@@ -22,7 +22,7 @@ const PURPOSES = ['bostäder', 'verksamheter', 'förskola', 'bostäder och lokal
 
 /** The land allocation offering a property, or null; deterministic from the seed. */
 export function sampleLandAllocationOf(property: SeSampleProperty, seed: string): object | null {
-  if (!isFeaturedSe(property.kommunkod) || property.index % ALLOCATION_EVERY !== 7 || property.kind === 'samfallighet') return null;
+  if (!isFeaturedSe(property.kommunkod) || property.index % ALLOCATION_EVERY !== 7 || isJointUnit(property.kind)) return null;
   const rng = parcelRng(`${seed}#se-land-allocation`, property.index);
   const area = property.areas[0];
   const announced = `2026-0${1 + Math.floor(rng() * 9)}-1${Math.floor(rng() * 9)}`;

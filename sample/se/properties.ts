@@ -14,8 +14,10 @@
  * (or, in a share of the trakts, a kvarter, whose designations have no block); a street runs
  * between each pair of rows, 12 cells long, odd numbers on its south side, even on its north.
  *
- * - 3% of properties are samfälligheter (`S:n`, objekttyp samfällighetsområde), with neither
- *   addresses nor buildings;
+ * - 3% of properties are joint units with neither addresses nor buildings: two thirds
+ *   samfälligheter (`S:n`, objekttyp samfällighetsområde), one third gemensamhetsanläggningar
+ *   (`GA:n`, etikett `ga:n`; objekttyp ospecificerat område: Lantmäteriet keeps their areas in a
+ *   product of their own, the sample puts a few in this layer so the demo shows the type);
  * - 8% of the others have two areas (skiften): the cell split 60/40 across a 3 m path, etikett
  *   `1:7>1` and `1:7>2`; addresses and buildings stand on the first;
  * - an ordinary property has 0 (5%), 1 (70%) or 2 (25%, bokstavstillägg A and B) addresses;
@@ -270,6 +272,11 @@ function buildingsOf(rng: Rng, plan: SeSamplePlan, index: number, urban: boolean
   return buildings;
 }
 
+/** Samfälligheter and gemensamhetsanläggningar: units held by other properties, without addresses, buildings or sales. */
+export function isJointUnit(kind: SePropertyKind): boolean {
+  return kind === 'samfallighet' || kind === 'gemensamhetsanlaggning';
+}
+
 export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSampleProperty {
   const block = blockOf(plan, index);
   const { municipality } = block;
@@ -281,12 +288,14 @@ export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSamplePr
   const traktIndex = Math.floor(row / TRAKT_ROWS) * traktCols + Math.floor(col / TRAKT_COLS);
   const position = (row % TRAKT_ROWS) * TRAKT_COLS + (col % TRAKT_COLS);
   const isKvarter = noise(plan.seedHash, SeChannel.kvarter, municipality.ordinal, traktIndex) < block.kvarterShare;
-  const kind: SePropertyKind = rng() < 0.03 ? 'samfallighet' : isKvarter ? 'kvarter' : 'fastighet';
+  // One draw decides: the same 3% are joint units as before gemensamhetsanläggningar were added.
+  const jointDraw = rng();
+  const kind: SePropertyKind = jointDraw < 0.01 ? 'gemensamhetsanlaggning' : jointDraw < 0.03 ? 'samfallighet' : isKvarter ? 'kvarter' : 'fastighet';
   const trakt = isKvarter ? kvarterName(traktIndex, block.kvarterOffset) : traktName(traktIndex, block.traktOffset);
-  const blockText = kind === 'samfallighet' ? 'S' : kind === 'kvarter' ? null : String(1 + (row % TRAKT_ROWS));
+  const blockText = kind === 'samfallighet' ? 'S' : kind === 'gemensamhetsanlaggning' ? 'GA' : kind === 'kvarter' ? null : String(1 + (row % TRAKT_ROWS));
   const enhet = kind === 'fastighet' ? 1 + (col % TRAKT_COLS) : position + 1;
   const parts = { kommunkod: municipality.kommunkod, kommunnamn: municipality.kommunnamn, trakt, block: blockText, enhet };
-  const label = `${blockText === null ? '' : `${blockText}:`}${enhet}`;
+  const label = `${blockText === null ? '' : `${kind === 'gemensamhetsanlaggning' ? blockText.toLowerCase() : blockText}:`}${enhet}`;
 
   const cell: Cell = {
     west: block.originEastCm + col * block.cellCm,
@@ -294,7 +303,7 @@ export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSamplePr
     east: block.originEastCm + (col + 1) * block.cellCm,
     north: block.originNorthCm + (row + 1) * block.cellCm,
   };
-  const twoAreas = kind !== 'samfallighet' && block.cellCm >= 1500 && rng() < 0.08;
+  const twoAreas = !isJointUnit(kind) && block.cellCm >= 1500 && rng() < 0.08;
   const lots: Cell[] = twoAreas
     ? (() => {
         const split = cell.west + Math.round(block.cellCm * 0.6);
@@ -314,7 +323,7 @@ export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSamplePr
     index,
     registerenhetsreferens: deterministicUuid(`${plan.seed}/se/property/${index}`),
     kind,
-    objekttyp: kind === 'samfallighet' ? 'samfällighetsområde' : 'fastighetsområde',
+    objekttyp: kind === 'samfallighet' ? 'samfällighetsområde' : kind === 'gemensamhetsanlaggning' ? 'ospecificerat område' : 'fastighetsområde',
     kommunkod: municipality.kommunkod,
     kommunnamn: municipality.kommunnamn,
     lanskod: municipality.lanskod,
@@ -325,8 +334,8 @@ export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSamplePr
     cadastreId: seCadastreId(parts),
     areas,
     senastandrad,
-    addresses: kind === 'samfallighet' ? [] : addressesOf(rng, plan, index, block, row, col, lots[0]),
-    buildings: kind === 'samfallighet' ? [] : buildingsOf(rng, plan, index, urban, lots[0]),
+    addresses: isJointUnit(kind) ? [] : addressesOf(rng, plan, index, block, row, col, lots[0]),
+    buildings: isJointUnit(kind) ? [] : buildingsOf(rng, plan, index, urban, lots[0]),
     mix: plan.mix,
   };
 }

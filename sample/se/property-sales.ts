@@ -12,7 +12,7 @@ import { salePrice, type PricedProperty, type PriceUse } from '../price-model.js
 import { parcelRng, pick, type Rng } from '../random.js';
 import { writeTar } from '../tar-writer.js';
 import { isFeaturedSe, loadSwedishMunicipalities } from './municipalities.js';
-import { propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
+import { isJointUnit, propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
 import type { SePoint, SeSampleProperty } from './types.js';
 
@@ -88,7 +88,7 @@ const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:
 
 /** The sales of a property, oldest first (none for most), deterministic from the seed. */
 export function sampleSalesOf(property: SeSampleProperty, seed: string): SeSampleSale[] {
-  if (property.kind === 'samfallighet') return [];
+  if (isJointUnit(property.kind)) return [];
   const rng = parcelRng(`${seed}#se-transactions`, property.index);
   if (rng() >= SHARE) return [];
   const count = rng() < 0.3 ? 2 : 1;

@@ -7,8 +7,11 @@ import type { SwedishMix } from '../profile.js';
 
 export type SePoint = [east: number, north: number];
 
-/** fastighet: trakt block:enhet; kvarter: kvarter enhet (no block); samfallighet: trakt S:n. */
-export type SePropertyKind = 'fastighet' | 'kvarter' | 'samfallighet';
+/**
+ * fastighet: trakt block:enhet; kvarter: kvarter enhet (no block); samfallighet: trakt S:n;
+ * gemensamhetsanlaggning: trakt GA:n (etikett `ga:n`, as Lantmäteriet writes it).
+ */
+export type SePropertyKind = 'fastighet' | 'kvarter' | 'samfallighet' | 'gemensamhetsanlaggning';
 
 /** One area (skifte) of a property: a row of `registerenhetsomradesyta`. */
 export interface SeSampleArea {

@@ -58,24 +58,28 @@ function inside(property: SeSampleProperty): { lat: number; lon: number } {
 }
 
 describe('Swedish designations of every form through the API', () => {
-  it('the sample holds samfälligheter, kvarter and ordinary fastigheter', () => {
+  it('the sample holds samfälligheter, gemensamhetsanläggningar, kvarter and ordinary fastigheter', () => {
     expect(ofKind('samfallighet').length).toBeGreaterThan(0);
+    expect(ofKind('gemensamhetsanlaggning').length).toBeGreaterThan(0);
     expect(ofKind('kvarter').length).toBeGreaterThan(0);
     expect(ofKind('fastighet').length).toBeGreaterThan(0);
   });
 
-  it('the id the coordinate lookup gives for a samfällighet answers 200 on every property route, with its type', async () => {
-    const samfallighet = ofKind('samfallighet')[0];
-    const { lat, lon } = inside(samfallighet);
+  it.each([
+    ['samfallighet', /_S_\d+$/, 'SAMFÄLLIGHET'],
+    ['gemensamhetsanlaggning', /_GA_\d+$/, 'GEMENSAMHETSANLÄGGNING'],
+  ] as const)('the id the coordinate lookup gives for a %s answers 200 on every property route, with its type', async (kind, shape, propertyType) => {
+    const unit = ofKind(kind)[0];
+    const { lat, lon } = inside(unit);
     const resolved = await get(server.baseUrl, `/coordinates/SE/${lat}/${lon}`, reader.token);
     expect(resolved.status).toBe(200);
-    expect(resolved.body.property.cadastreId).toBe(samfallighet.cadastreId);
-    expect(samfallighet.cadastreId).toMatch(/_S_\d+$/);
+    expect(resolved.body.property.cadastreId).toBe(unit.cadastreId);
+    expect(unit.cadastreId).toMatch(shape);
 
-    const base = `/properties/SE/${encodeURIComponent(samfallighet.cadastreId)}`;
+    const base = `/properties/SE/${encodeURIComponent(unit.cadastreId)}`;
     const property = await get(server.baseUrl, base, reader.token);
     expect(property.status).toBe(200);
-    expect(property.body).toMatchObject({ country: 'SE', cadastreId: samfallighet.cadastreId, propertyType: 'SAMFÄLLIGHET', municipality: { code: samfallighet.kommunkod } });
+    expect(property.body).toMatchObject({ country: 'SE', cadastreId: unit.cadastreId, propertyType, municipality: { code: unit.kommunkod } });
     for (const link of property.body.links) expect((await get(server.baseUrl, new URL(link.href).pathname, reader.token)).status).toBe(200);
     for (const sub of ['sections', 'buildings', 'units', 'owners', 'tenants', 'transactions', 'comparable-transactions', 'energy-certificates', 'certifications', 'zoning-plans', 'building-permits']) {
       const response = await get(server.baseUrl, `${base}/${sub}`, reader.token);
@@ -87,12 +91,12 @@ describe('Swedish designations of every form through the API', () => {
       expect([200, 404], sub).toContain(response.status);
       if (response.status === 404) expect(response.body.code).not.toBe('VALIDATION_FAILED');
     }
-    // The lower-case form the register also writes (`s:12`) is the same property.
-    expect((await get(server.baseUrl, base.toLowerCase().replace('/properties/se/', '/properties/SE/'), reader.token)).body.cadastreId).toBe(samfallighet.cadastreId);
+    // The lower-case form the register also writes (`s:12`, `ga:1`) is the same property.
+    expect((await get(server.baseUrl, base.toLowerCase().replace('/properties/se/', '/properties/SE/'), reader.token)).body.cadastreId).toBe(unit.cadastreId);
   });
 
   it('every sample property of every form is found by the bulk lookup, with the type its designation implies', async () => {
-    const ids = [ofKind('samfallighet'), ofKind('kvarter'), ofKind('fastighet')].flatMap((list) => list.slice(0, 30).map((p) => p.cadastreId));
+    const ids = [ofKind('samfallighet'), ofKind('gemensamhetsanlaggning'), ofKind('kvarter'), ofKind('fastighet')].flatMap((list) => list.slice(0, 30).map((p) => p.cadastreId));
     const lookup = await call(server.baseUrl, 'POST', '/properties/SE/lookups', { token: reader.token, body: { cadastreIds: ids }, headers: { 'idempotency-key': randomUUID() } });
     expect(lookup.status).toBe(200);
     expect(lookup.body.notFound).toEqual([]);

@@ -32,13 +32,18 @@ describe('Swedish sample plan', () => {
 
   it('has every kind of designation, with unique ids and register UUIDs', () => {
     const kinds = new Set(properties.map((p) => p.kind));
-    expect(kinds).toEqual(new Set(['fastighet', 'kvarter', 'samfallighet']));
+    expect(kinds).toEqual(new Set(['fastighet', 'kvarter', 'samfallighet', 'gemensamhetsanlaggning']));
     expect(new Set(properties.map((p) => p.cadastreId)).size).toBe(properties.length);
     expect(new Set(properties.map((p) => p.registerenhetsreferens)).size).toBe(properties.length);
     for (const p of properties) {
       if (p.kind === 'fastighet') expect(p.cadastreId).toMatch(/^\d{4}_[A-ZÅÄÖ-]+_\d+_\d+$/);
       if (p.kind === 'kvarter') expect(p.cadastreId).toMatch(/^\d{4}_[A-ZÅÄÖ-]+_\d+$/);
       if (p.kind === 'samfallighet') expect(p.cadastreId).toMatch(/^\d{4}_[A-ZÅÄÖ-]+_S_\d+$/);
+      if (p.kind === 'gemensamhetsanlaggning') {
+        expect(p.cadastreId).toMatch(/^\d{4}_[A-ZÅÄÖ-]+_GA_\d+$/);
+        expect(p.areas[0].etikett).toMatch(/^ga:\d+$/); // lower case, as Lantmäteriet writes it
+      }
+      if (p.kind === 'samfallighet' || p.kind === 'gemensamhetsanlaggning') expect([p.addresses, p.buildings]).toEqual([[], []]);
       expect(p.designation.startsWith(`${p.kommunnamn} ${p.trakt} `)).toBe(true);
     }
     expect(properties.some((p) => p.trakt.includes(' ') && p.cadastreId.includes(p.trakt.replace(/ /g, '-')))).toBe(true);
