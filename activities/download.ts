@@ -4,10 +4,10 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { loadConfig } from '../lib/config.js';
 import { getPool } from '../lib/db.js';
+import { decodeInput, isHttpUrl } from '../lib/register-input.js';
 import { getSource } from '../sources/registry.js';
 import type { IncrementalFeed, SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
@@ -19,14 +19,16 @@ export class DownloadError extends Error {
   override name = 'DownloadError';
 }
 
-/** Where a source reads from: the explicit input, the configured input folder, or the register's URL. */
+/**
+ * Where a source reads from: the explicit input (an http(s) URL, or a local file as a `file:`
+ * URL, decoded here and only here into its path), the configured input folder, or the
+ * register's URL. The ledger and the later activities see the path.
+ */
 export function resolveInput(source: SourceAdapter, explicit?: string): string {
-  if (explicit) return explicit;
+  if (explicit) return decodeInput(explicit);
   const { inputDir } = loadConfig();
   return inputDir ? path.join(inputDir, source.inputFileName) : source.defaultInput;
 }
-
-const isUrl = (input: string) => /^https?:\/\//i.test(input);
 
 interface PreviousArtifact {
   input_sha256: string | null;
@@ -153,7 +155,7 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
   let etag: string | null = null;
   let lastModified: string | null = null;
 
-  if (isUrl(input)) {
+  if (isHttpUrl(input)) {
     const fetched = await fetchUrl(input, source, previous, request.force, beat);
     if (fetched.notModified && previous?.artifact_path) {
       await recordDuration(request.runId, source.id, 'download', performance.now() - started, {
@@ -165,7 +167,7 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
     etag = fetched.etag;
     lastModified = fetched.lastModified;
   } else {
-    artifactPath = path.resolve(input.startsWith('file:') ? fileURLToPath(input) : input);
+    artifactPath = path.resolve(input);
     const exists = await stat(artifactPath).then((s) => s.isFile(), () => false);
     if (!exists) throw new DownloadError(`input file ${artifactPath} does not exist`);
   }
@@ -175,14 +177,14 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
   if (request.expectedSha256 && request.expectedSha256.toLowerCase() !== sha256) {
     throw new DownloadError(`checksum mismatch for ${input}: expected sha256 ${request.expectedSha256}, got ${sha256}`);
   }
-  if (isUrl(input)) {
+  if (isHttpUrl(input)) {
     // Name the finished download by content so runs can refer to it after later downloads.
     const finalPath = path.join(path.dirname(artifactPath), `${sha256.slice(0, 16)}-${path.basename(artifactPath, '.part')}`);
     await rename(artifactPath, finalPath);
     artifactPath = finalPath;
   }
   const unchanged = !request.force && previous?.input_sha256 === sha256;
-  if (unchanged && isUrl(input) && previous?.artifact_path && previous.artifact_path !== artifactPath) await rm(artifactPath, { force: true });
+  if (unchanged && isHttpUrl(input) && previous?.artifact_path && previous.artifact_path !== artifactPath) await rm(artifactPath, { force: true });
   await recordDuration(request.runId, source.id, 'download', performance.now() - started, {
     input, artifact_path: artifactPath, input_sha256: sha256, input_bytes: bytes, etag, last_modified: lastModified,
   });

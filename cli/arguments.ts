@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from 'commander';
+import { decodeInput, fileInputUrl, isFileUrl, isHttpUrl } from '../lib/register-input.js';
 import { SOURCES } from '../sources/registry.js';
 import { DATASET_IDS, deriveLedgerId } from '../derive/registry.js';
 import { ALL_SCOPES, parseScopes } from '../api/auth/scopes.js';
@@ -134,20 +134,19 @@ const kind = (file: string) => {
 
 /**
  * A register extract to read: an http(s) URL (passed on as given), or a local file, as a path
- * relative to the working directory or a `file:` URL; returned as its absolute path, which is
- * how the worker opens it. The path is never turned into a URL, so spaces, `#`, `%` and
- * non-ASCII letters stay as they are.
+ * relative to the working directory or a `file:` URL; a file must exist and is returned as its
+ * `file:` URL (lib/register-input.ts), which the worker decodes back into the same path, so
+ * spaces, `#`, `%` and non-ASCII letters survive.
  */
 export const inputPathOrUrl: ArgumentParser<string> = (value) => {
-  // As activities/download.ts tells a URL from a path.
-  if (/^https?:\/\//i.test(value)) {
+  if (isHttpUrl(value)) {
     if (!URL.canParse(value)) throw invalid('not a valid http(s) URL');
     return value;
   }
   let file: string;
-  if (/^file:/i.test(value)) {
+  if (isFileUrl(value)) {
     try {
-      file = fileURLToPath(value);
+      file = decodeInput(value);
     } catch (error) {
       throw invalid(`not a valid file: URL (${(error as Error).message})`);
     }
@@ -158,7 +157,7 @@ export const inputPathOrUrl: ArgumentParser<string> = (value) => {
   }
   const found = kind(file);
   if (found !== 'file') throw invalid(found === 'missing' ? `no file ${file}` : `${file} is a ${found}, not a file`);
-  return file;
+  return fileInputUrl(file);
 };
 
 /** An existing folder; returned as its absolute path. */

@@ -81,10 +81,7 @@ program
       const foreign = SOURCES.filter((s) => o.country && o.source?.includes(s.id) && s.country !== o.country).map((s) => s.id);
       if (foreign.length) command.error(`error: --source ${foreign.join(', ')}: not a source of --country ${o.country}`, { exitCode: USAGE });
       return startRun({
-        workflow: 'nightlyRefresh',
-        workflowIdPrefix: 'refresh',
-        args: { country: o.country, sources: o.source, force: !!o.force },
-        sources: { country: o.country, sources: o.source },
+        run: { kind: 'refresh', input: { country: o.country, sources: o.source, force: !!o.force } },
         wait: !!o.wait,
         reconnectTimeoutMs: o.reconnectTimeout,
         json: !!o.json,
@@ -105,11 +102,8 @@ program
   .action(
     run((o) =>
       startRun({
-        workflow: 'backfill',
-        workflowIdPrefix: 'backfill',
-        // --input is an http(s) URL or an absolute path (cli/arguments.ts), never a path turned into a URL.
-        args: { sourceId: o.source, input: o.input, expectedSha256: o.sha256, force: !!o.force },
-        sources: { sources: [o.source] },
+        // --input is an http(s) URL or a local file's file: URL (cli/arguments.ts).
+        run: { kind: 'backfill', input: { sourceId: o.source, input: o.input, expectedSha256: o.sha256, force: !!o.force } },
         wait: !!o.wait,
         reconnectTimeoutMs: o.reconnectTimeout,
         json: !!o.json,

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, isGrpcServiceError, isRetryableError, NamespaceNotFoundError, ServiceError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { Config } from '../lib/config.js';
+import { describeError } from '../lib/describe-error.js';
 import { formatDuration } from './output.js';
 
 /** Default of `--reconnect-timeout`: how long a waiting CLI keeps retrying an unreachable server. */
@@ -73,11 +74,6 @@ export async function waitForResult<T>(handle: WorkflowHandle, options: WaitOpti
       await waitUntilReachable(handle, options, error);
     }
   }
-}
-
-function describeError(error: unknown): string {
-  const cause = error instanceof ServiceError && error.cause ? error.cause : error;
-  return ((cause as Error).message ?? String(cause)).replace(/\s*Resolution note:\s*$/, '');
 }
 
 async function waitUntilReachable(handle: WorkflowHandle, options: WaitOptions, error: unknown): Promise<void> {

@@ -6,7 +6,7 @@ import type { Country } from '../sources/source-adapter.js';
 import { RUN_ID_KEY } from './search-attributes.js';
 import { formatRunId } from './run-id.js';
 import { dispatchPendingEvents } from './deliver-dispatch.js';
-import { describeFailure } from './describe-failure.js';
+import { describeError } from '../lib/describe-error.js';
 import { finishWithOutcome } from './finish-run.js';
 
 // A dataset is one long set-based computation and one merge: no heartbeat progress to resume
@@ -54,7 +54,7 @@ export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummar
       return await deriveDataset(request);
     } catch (error) {
       if (isCancellation(error)) throw error;
-      await finishSourceRun({ runId, sourceId: step.ledgerId, outcome: 'failed', error: describeFailure(error) });
+      await finishSourceRun({ runId, sourceId: step.ledgerId, outcome: 'failed', error: describeError(error) });
       await dropDerivedStaging(request);
       return getSourceRunSummary({ runId, sourceId: step.ledgerId });
     }

@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation,
 import type * as activities from '../activities/index.js';
 import type { IngestSourceInput, SourceRunSummary } from '../activities/types.js';
 import { dispatchPendingEvents } from './deliver-dispatch.js';
-import { describeFailure } from './describe-failure.js';
+import { describeError } from '../lib/describe-error.js';
 
 /** Failures a retry of the same activity cannot mend: a bad file, a refused snapshot, lost staging. */
 const NON_RETRYABLE = ['InputFormatError', 'ValidationFailed', 'DownloadError', 'StagingLost'];
@@ -58,11 +58,11 @@ export async function ingestSource(input: IngestSourceInput): Promise<SourceRunS
         break;
       } catch (error) {
         if (!isStagingLost(error) || staging >= MAX_STAGINGS) throw error;
-        log.warn('staging lost, staging the source again', { sourceId, runId, staging, error: describeFailure(error) });
+        log.warn('staging lost, staging the source again', { sourceId, runId, staging, error: describeError(error) });
       }
     }
   } catch (error) {
-    const message = isCancellation(error) ? 'cancelled before it finished' : describeFailure(error);
+    const message = isCancellation(error) ? 'cancelled before it finished' : describeError(error);
     // Recorded even when cancelled: the ledger must not say `running` for a run nobody runs.
     await CancellationScope.nonCancellable(async () => {
       await finishSourceRun({ runId, sourceId, outcome: 'failed', error: message });

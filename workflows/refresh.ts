@@ -6,7 +6,7 @@ import { ingestSource } from './ingest-source.js';
 import { deriveDatasets, deriveWorkflowId } from './derive.js';
 import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from './search-attributes.js';
 import { finishWithOutcome } from './finish-run.js';
-import { describeFailure } from './describe-failure.js';
+import { describeError } from '../lib/describe-error.js';
 import { formatRunId } from './run-id.js';
 
 const { planRun, startSourceRun, finishSourceRun, dropStaging, reconcileAbandonedRuns } = proxyActivities<typeof activities>({
@@ -64,7 +64,7 @@ async function runSources(kind: RunKind, runId: string, request: { country?: Cou
       if (isCancellation(error)) throw error;
       // A failed source has recorded its failure; one whose workflow was terminated or timed
       // out could not, and is closed here (finishSourceRun leaves a recorded outcome alone).
-      await finishSourceRun({ runId, sourceId, outcome: 'failed', error: `ingest workflow ended without finishing: ${describeFailure(error)}` });
+      await finishSourceRun({ runId, sourceId, outcome: 'failed', error: `ingest workflow ended without finishing: ${describeError(error)}` });
       await dropStaging({ runId, sourceId });
     }
   };

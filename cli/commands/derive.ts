@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RunSummary } from '../../activities/types.js';
 import { loadConfig } from '../../lib/config.js';
 import { selectDatasets } from '../../derive/registry.js';
-import { deriveWorkflowId } from '../../workflows/derive.js';
+import { deriveDatasets, deriveWorkflowId } from '../../workflows/derive.js';
 import { RUN_ID_KEY } from '../../workflows/search-attributes.js';
 import { formatRunId } from '../../workflows/run-id.js';
 import type { Country } from '../../sources/source-adapter.js';
@@ -30,7 +30,7 @@ export async function deriveCommand(options: {
   const workflowId = deriveWorkflowId(runId);
   const { client, connection } = await connectForRun(config);
   try {
-    const handle = await client.workflow.start('deriveDatasets', {
+    const handle = await client.workflow.start(deriveDatasets, {
       taskQueue: config.taskQueue,
       workflowId,
       args: [{ runId, datasets, countries: options.country ? [options.country] : undefined, asOf: options.asOf }],

@@ -7,7 +7,7 @@ import type { RunSummary } from '../../activities/types.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { alertWorkflowId } from '../../workflows/alert.js';
 import { deriveWorkflowId } from '../../workflows/derive.js';
-import { describeFailure } from '../../workflows/describe-failure.js';
+import { describeError } from '../../lib/describe-error.js';
 import { SOURCE_OUTCOMES } from '../arguments.js';
 import { formatDuration, printJson, printTable } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
@@ -137,7 +137,7 @@ async function alertState(client: Client, runId: string, outcome: string): Promi
       default: {
         const reason = await handle.result().then(
           () => undefined,
-          (error) => (error instanceof WorkflowFailedError ? describeFailure(error) : (error as Error).message),
+          (error) => (error instanceof WorkflowFailedError ? describeError(error) : (error as Error).message),
         );
         return { state: 'not delivered', detail: reason ?? description.status.name.toLowerCase() };
       }

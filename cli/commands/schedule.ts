@@ -1,6 +1,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import { loadConfig } from '../../lib/config.js';
 import { connectClient } from '../../lib/temporal/connection.js';
+import { nightlyRefresh } from '../../workflows/refresh.js';
 import { printJson } from '../output.js';
 
 export const NIGHTLY_SCHEDULE_ID = 'nordprop-nightly-refresh';
@@ -18,7 +19,7 @@ export async function scheduleCommand(action: string, options: { json: boolean }
             scheduleId: NIGHTLY_SCHEDULE_ID,
             spec: { calendars: [{ hour: 2, minute: 0 }], timezone: 'Europe/Oslo' },
             policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-            action: { type: 'startWorkflow', workflowType: 'nightlyRefresh', workflowId: 'nightly', taskQueue: config.taskQueue, args: [{}] },
+            action: { type: 'startWorkflow', workflowType: nightlyRefresh, workflowId: 'nightly', taskQueue: config.taskQueue, args: [{}] },
           });
           if (!options.json) console.log(`created schedule ${NIGHTLY_SCHEDULE_ID}: nightly refresh at 02:00 Europe/Oslo, overlaps skipped`);
         } catch (error) {

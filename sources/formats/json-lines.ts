@@ -36,7 +36,7 @@ export function exchangeValidator(feed: string): ValidateFunction {
   return validate;
 }
 
-function describeError(error: ErrorObject | undefined): string {
+function describeSchemaError(error: ErrorObject | undefined): string {
   if (!error) return 'does not match the schema';
   const where = error.instancePath || '(record)';
   const extra = error.keyword === 'additionalProperties' ? ` "${(error.params as { additionalProperty: string }).additionalProperty}"` : '';
@@ -61,7 +61,7 @@ export async function* readJsonLines<T>(
         continue;
       }
       if (!validate(record)) {
-        reject(`schema ${options.feed}: ${describeError(validate.errors?.[0])}`);
+        reject(`schema ${options.feed}: ${describeSchemaError(validate.errors?.[0])}`);
         continue;
       }
       try {
