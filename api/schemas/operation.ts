@@ -1,4 +1,6 @@
 import type { FastifySchema } from 'fastify';
+import { NO_CADASTRE_ID_PATTERN } from '../cadastre-id.js';
+import { SE_CADASTRE_ID_PATTERN } from '../../sources/se/cadastre-id.js';
 import type { Access } from '../request-types.js';
 import { ref, VALUE_SCHEMAS } from './values.js';
 import { RESOURCE_SCHEMAS } from './resources.js';
@@ -115,7 +117,11 @@ export const cadastreIdParam = {
   type: 'string',
   minLength: 3,
   maxLength: 100,
-  description: 'Norway: kommune-gnr-bnr-fnr-snr (0301-208-327-0-12); Sweden: 0180_KUNGSHOLMEN_1_2',
+  description:
+    `Norway: kommune-gnr-bnr-fnr-snr, pattern ${NO_CADASTRE_ID_PATTERN} (0301-208-327-0-12; a section has snr > 0). ` +
+    `Sweden: kommunkod_TRAKT[_BLOCK]_ENHET, pattern ${SE_CADASTRE_ID_PATTERN}: the trakt in upper case with its spaces as "-", ` +
+    'the block a number or a letter code (S samfällighet, GA gemensamhetsanläggning, FA fiskeområde), no block for a kvarter: ' +
+    '0180_KUNGSHOLMEN_1_2, 2480_TOLVMANSGÅRDEN_4, 0114_FACKLAN_S_12, 0882_BERGA_GA_1. A Swedish id is read in any case (a space as "-") and answered in this form.',
 } as const;
 export const propertyParams = {
   type: 'object',

@@ -8,6 +8,14 @@ const str = { type: 'string' } as const;
 const bool = { type: 'boolean' } as const;
 const strings = { type: 'array', items: str } as const;
 
+// Every type a property is given: Norway's from the id, Sweden's from the register's objekttyp or the id's letter code.
+const propertyType = () => ({
+  type: 'string',
+  enum: ['GRUNNEIENDOM', 'EIERSEKSJON', 'FESTEGRUNN', 'FASTIGHET', 'SAMFÄLLIGHET', 'GEMENSAMHETSANLÄGGNING', 'FISKEOMRÅDE', 'JÄRNVÄGSOMRÅDE', 'FISKELOTT', 'OSPECIFICERAT'],
+  description:
+    'Norway: GRUNNEIENDOM, EIERSEKSJON (a section: snr > 0), FESTEGRUNN (fnr > 0). Sweden: FASTIGHET; SAMFÄLLIGHET (block S), GEMENSAMHETSANLÄGGNING (GA), FISKEOMRÅDE (FA); JÄRNVÄGSOMRÅDE, FISKELOTT and OSPECIFICERAT by the area type of Lantmäteriet’s Fastighetsindelning.',
+});
+
 export const Property = {
   $id: 'Property',
   type: 'object',
@@ -18,7 +26,7 @@ export const Property = {
     municipality: ref('Municipality'),
     areaM2: num,
     plotCount: int,
-    propertyType: { type: 'string', examples: ['GRUNNEIENDOM', 'EIERSEKSJON', 'FESTEGRUNN', 'FASTIGHET'] },
+    propertyType: propertyType(),
     buildingCount: int,
     sectionCount: int,
     unitCount: int,
@@ -266,7 +274,7 @@ export const CompanyProperty = {
     country: str,
     cadastreId: str,
     municipality: ref('Municipality'),
-    propertyType: str,
+    propertyType: propertyType(),
     share: ref('Share'),
     registeredAt: timestamp,
     links: { type: 'array', items: ref('Link') },

@@ -6,7 +6,8 @@ import type pg from 'pg';
 import { planSwedishSample, propertiesOfSwedishPlan, type SeSampleProperty } from '../../sample/se/properties.js';
 import { writeSeCadastreGpkg } from '../../sample/se/write-geopackages.js';
 import { transformTo } from '../../sources/geo/reproject.js';
-import { typeOfBlock } from '../../sources/se/cadastre-id.js';
+import { NO_CADASTRE_ID_PATTERN } from '../../api/cadastre-id.js';
+import { SE_CADASTRE_ID_PATTERN, typeOfBlock, UNIT_CODES } from '../../sources/se/cadastre-id.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runRefresh } from '../support/runs.js';
 import { call, clientWithToken, get, startApiServer, type ApiServer, type TestClient } from './support/api-server.js';
@@ -139,6 +140,18 @@ describe('Swedish designations of every form through the API', () => {
       '0301-84-35-0-3': 'EIERSEKSJON',
       '0301-84-35-2-0': 'FESTEGRUNN',
     });
+  });
+
+  it('the served OpenAPI description states both countries\' id patterns and every property type', async () => {
+    const { document } = await fetchOpenApi(server.baseUrl);
+    const operation = document.paths['/properties/{country}/{cadastreId}'].get as unknown as { parameters: { name: string; description: string }[] };
+    const description = operation.parameters.find((p) => p.name === 'cadastreId')!.description;
+    expect(description).toContain(NO_CADASTRE_ID_PATTERN);
+    expect(description).toContain(SE_CADASTRE_ID_PATTERN);
+    const schemas = (document as unknown as { components: { schemas: Record<string, { properties: Record<string, { enum: string[] }> }> } }).components.schemas;
+    for (const schema of ['Property', 'CompanyProperty']) {
+      expect(schemas[schema].properties.propertyType.enum).toEqual(expect.arrayContaining(['FASTIGHET', 'GRUNNEIENDOM', 'EIERSEKSJON', 'FESTEGRUNN', ...Object.values(UNIT_CODES)]));
+    }
   });
 
   it('every response matches the served OpenAPI description', async () => {
