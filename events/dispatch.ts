@@ -1,17 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type pg from 'pg';
 import { withTransaction } from '../lib/db.js';
-import { RUN_ID_KEY } from '../workflows/search-attributes.js';
+import { RUN_ID_KEY } from '../lib/temporal/search-attribute-keys.js';
+import { DELIVER_WEBHOOK_WORKFLOW, type DeliverWebhookWorkflow } from './deliver-webhook-workflow.js';
 import type { RetrySchedule } from './delivery-settings.js';
 import { claimUndispatched, markDispatched } from './outbox-store.js';
 
 /** Workflow id of an event's delivery: Temporal refuses a second one, so one workflow delivers an event. */
 export const deliveryWorkflowId = (eventId: string) => `webhook-${eventId}`;
-
-export interface DeliverWebhookInput {
-  eventId: string;
-  retry: RetrySchedule;
-}
 
 const BATCH = 200;
 const STARTS_IN_FLIGHT = 16;
@@ -43,11 +39,12 @@ export async function dispatchUndispatched(
 
 async function startDelivery(options: { client: Client; taskQueue: string; retry: RetrySchedule }, eventId: string, runId: string | null): Promise<void> {
   try {
-    await options.client.workflow.start('deliverWebhook', {
+    // By name through the contract: events/ sits below workflows/ and never loads workflow code.
+    await options.client.workflow.start<DeliverWebhookWorkflow>(DELIVER_WEBHOOK_WORKFLOW, {
       taskQueue: options.taskQueue,
       workflowId: deliveryWorkflowId(eventId),
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ eventId, retry: options.retry } satisfies DeliverWebhookInput],
+      args: [{ eventId, retry: options.retry }],
       ...(runId ? { typedSearchAttributes: [{ key: RUN_ID_KEY, value: runId }] } : {}),
     });
   } catch (error) {

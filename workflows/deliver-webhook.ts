@@ -1,7 +1,7 @@
 import { isCancellation, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { AttemptResult } from '../activities/deliveries.js';
-import type { DeliverWebhookInput } from '../events/dispatch.js';
+import type { DELIVER_WEBHOOK_WORKFLOW, DeliverWebhookInput, DeliverWebhookWorkflow } from '../events/deliver-webhook-workflow.js';
 
 // An attempt is one short POST: a local activity (no task-queue round trip, and it does not
 // take one of the few activity slots the ingest activities share). Its own retries cover only
@@ -49,3 +49,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     interval = Math.min(interval * retry.backoffCoefficient, retry.maxIntervalMs);
   }
 }
+
+// The dispatcher starts this workflow by the contract's name and input (events/
+// deliver-webhook-workflow.ts): a rename or a changed signature fails the type-check here.
+void ({ deliverWebhook } satisfies Record<typeof DELIVER_WEBHOOK_WORKFLOW, DeliverWebhookWorkflow>);
