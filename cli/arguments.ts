@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { decodeInput, fileInputUrl, isFileUrl, isHttpUrl } from '../lib/register-input.js';
+import { COUNTRIES } from '../lib/domain/country.js';
 import { SOURCES } from '../sources/registry.js';
 import { DATASET_IDS, deriveLedgerId } from '../derive/registry.js';
 import { ALL_SCOPES, parseScopes } from '../api/auth/scopes.js';
@@ -101,7 +102,7 @@ export const datasetId = oneOf('dataset', DATASET_IDS);
 /** What the run ledger names a source by: a source id, or a derived dataset's ledger id (`derive-no-tenants`). */
 export const ledgerSourceId = oneOf('source', [
   ...SOURCES.map((source) => source.id),
-  ...DATASET_IDS.flatMap((id) => (['NO', 'SE'] as const).map((country) => deriveLedgerId(id, country))),
+  ...DATASET_IDS.flatMap((id) => COUNTRIES.map((country) => deriveLedgerId(id, country))),
 ]);
 
 /** Outcomes of a run (succeeded, partial, failed, running) and of a source in it (published, unchanged, failed, running). */

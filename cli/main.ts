@@ -1,5 +1,6 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { closePools } from '../lib/db.js';
+import { COUNTRIES } from '../lib/domain/country.js';
 import { startRun } from './commands/run-workflow.js';
 import { listRuns, showRun, watchRun } from './commands/runs.js';
 import { listRejects } from './commands/rejects.js';
@@ -51,7 +52,7 @@ const run = (action: (...args: any[]) => Promise<number>) => async (...args: any
 };
 const json = () => new Option('--json', 'machine-readable output');
 const sourceIds = SOURCES.map((s) => s.id).join(', ');
-const country = (description: string) => new Option('--country <country>', description).choices(['NO', 'SE']);
+const country = (description: string) => new Option('--country <country>', description).choices(COUNTRIES);
 // As lib/config.ts reads the environment: an empty variable is an unset one.
 if (process.env.NORDPROP_RECONNECT_TIMEOUT === '') delete process.env.NORDPROP_RECONNECT_TIMEOUT;
 const reconnectTimeout = () =>

@@ -2,8 +2,8 @@ import { isCancellation, proxyActivities, upsertSearchAttributes, uuid4, workflo
 import type * as activities from '../activities/index.js';
 import type { RunSummary, SourceRunSummary } from '../activities/types.js';
 import type { PlannedDerivation } from '../activities/derive.js';
-import type { Country } from '../sources/source-adapter.js';
-import { RUN_ID_KEY } from './search-attributes.js';
+import type { Country } from '../lib/domain/country.js';
+import { RUN_ID_KEY } from '../lib/temporal/search-attribute-keys.js';
 import { formatRunId } from './run-id.js';
 import { dispatchPendingEvents } from './deliver-dispatch.js';
 import { describeError } from '../lib/describe-error.js';

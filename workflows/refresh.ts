@@ -1,10 +1,10 @@
 import { executeChild, isCancellation, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { RunKind, RunSummary } from '../activities/types.js';
-import type { Country } from '../sources/source-adapter.js';
+import type { Country } from '../lib/domain/country.js';
 import { ingestSource } from './ingest-source.js';
 import { deriveDatasets, deriveWorkflowId } from './derive.js';
-import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from './search-attributes.js';
+import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from '../lib/temporal/search-attribute-keys.js';
 import { finishWithOutcome } from './finish-run.js';
 import { describeError } from '../lib/describe-error.js';
 import { formatRunId } from './run-id.js';

@@ -3,7 +3,7 @@ import type { RunSummary } from '../../activities/types.js';
 import { loadConfig } from '../../lib/config.js';
 import { selectSources } from '../../sources/registry.js';
 import { backfill, ingestWorkflowId, nightlyRefresh, type BackfillInput, type RefreshInput } from '../../workflows/refresh.js';
-import { RUN_ID_KEY } from '../../workflows/search-attributes.js';
+import { RUN_ID_KEY } from '../../lib/temporal/search-attribute-keys.js';
 import { formatRunId } from '../../workflows/run-id.js';
 import { printJson } from '../output.js';
 import { createProgress } from '../progress.js';
