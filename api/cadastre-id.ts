@@ -4,7 +4,7 @@ import { normalSeCadastreId } from '../sources/se/cadastre-id.js';
 /**
  * Norway: kommune-gnr-bnr-fnr-snr, each number as sources/no/cadastre-id.ts writes it (up to five
  * digits, no leading zeros but the municipality's). Sweden: the grammar of
- * sources/se/cadastre-id.ts, the one the cadastre source writes ids with (DESIGN.md).
+ * sources/se/cadastre-id.ts, the one the cadastre source writes ids with (docs/design.md).
  */
 export const NO_CADASTRE_ID_PATTERN = '^[0-9]{4}-[0-9]{1,5}-[0-9]{1,5}-[0-9]{1,5}-[0-9]{1,5}$';
 const NORWEGIAN = new RegExp(NO_CADASTRE_ID_PATTERN);

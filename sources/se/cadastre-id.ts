@@ -8,7 +8,7 @@
  * gemensamhetsanläggningar `GA` (`Oskarshamn Berga ga:1`), fiskeområden `FA`. An etikett's
  * `>n` suffix numbers one area (skifte) of a unit with several: it names an area, not the unit.
  *
- * The cadastreId (DESIGN.md) is underscore-separated with the municipality code first and inner
+ * The cadastreId (docs/design.md) is underscore-separated with the municipality code first and inner
  * spaces of the trakt as `-`: `0180_KUNGSHOLMEN_1_2`, `2480_TOLVMANSGÅRDEN_4`, `0184_BERGA_S_3`,
  * `0184_BERGA_GA_1`. `seCadastreId` writes it and `parseSeCadastreId` reads it back with the
  * same grammar, so every id the store holds is accepted by the API and written back unchanged.

@@ -12,7 +12,7 @@ import {
 import { cadastreIdFromText } from '../../../sources/se/designation-text.js';
 
 describe('Swedish designations', () => {
-  it('writes trakt block:enhet, kvarter enhet and samfälligheter in DESIGN.md form', () => {
+  it('writes trakt block:enhet, kvarter enhet and samfälligheter in the form docs/design.md gives', () => {
     expect(seCadastreId({ kommunkod: '0180', kommunnamn: 'Stockholm', trakt: 'Kungsholmen', block: '1', enhet: 2 })).toBe('0180_KUNGSHOLMEN_1_2');
     expect(seCadastreId({ kommunkod: '2480', kommunnamn: 'UMEÅ', trakt: 'TOLVMANSGÅRDEN', block: null, enhet: 4 })).toBe('2480_TOLVMANSGÅRDEN_4');
     expect(seCadastreId({ kommunkod: '0184', kommunnamn: 'SOLNA', trakt: 'BERGA', block: 's', enhet: 3 })).toBe('0184_BERGA_S_3');
