@@ -86,7 +86,7 @@ export interface SeSampleProperty {
   enhet: number;
   /** `STOCKHOLM KUNGSHOLMEN 1:2`, `UMEÅ TOLVMANSGÅRDEN 4`, `SOLNA BERGA S:3`. */
   designation: string;
-  /** Normal form per DESIGN.md: `0180_KUNGSHOLMEN_1_2`, `2480_TOLVMANSGÅRDEN_4`, `0184_BERGA_S_3`. */
+  /** Normal form per docs/design.md: `0180_KUNGSHOLMEN_1_2`, `2480_TOLVMANSGÅRDEN_4`, `0184_BERGA_S_3`. */
   cadastreId: string;
   /** One or two; the second lies beside the first, across a 3 m path. */
   areas: SeSampleArea[];
