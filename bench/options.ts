@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/config.js';
 import type { SampleProfileName } from '../sample/profile.js';
-import type { Country } from '../lib/domain/country.js';
+import { COUNTRIES, isCountry, type Country } from '../lib/domain/country.js';
 
 /**
  * The benchmark's command line: `npm run bench -- [--scale S | --parcels N] [--runs N] [--out FILE]
@@ -62,7 +62,7 @@ const USAGE = `usage: npm run bench -- [--scale S | --parcels N] [--runs N] [--o
 /** A `--country` value: NO, SE or absent (both); anything else is the user's to fix. */
 export function countryOption(text: string | undefined, usage = ''): Country | undefined {
   if (text === undefined) return undefined;
-  if (text !== 'NO' && text !== 'SE') throw new Error(`--country must be NO or SE, got "${text}"${usage ? `\n${usage}` : ''}`);
+  if (!isCountry(text)) throw new Error(`--country must be one of ${COUNTRIES.join(', ')}, got "${text}"${usage ? `\n${usage}` : ''}`);
   return text;
 }
 
