@@ -27,6 +27,6 @@ describe('bench options', () => {
   });
 
   it('rejects a country it has no sources for', () => {
-    expect(() => parseOptions(['--country', 'DK'])).toThrow(/--country must be NO or SE/);
+    expect(() => parseOptions(['--country', 'DK'])).toThrow(/--country must be one of NO, SE/);
   });
 });
