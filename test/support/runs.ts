@@ -1,16 +1,18 @@
 import type { Client } from '@temporalio/client';
 import type { RunSummary } from '../../activities/types.js';
+import { backfill, nightlyRefresh, type BackfillInput, type RefreshInput } from '../../workflows/refresh.js';
 
 let counter = 0;
 
-export async function runRefresh(client: Client, taskQueue: string, args: Record<string, unknown> = {}): Promise<RunSummary> {
+// Started by function, as the CLI does, so a test's arguments are checked against the workflow's.
+export async function runRefresh(client: Client, taskQueue: string, args: Omit<RefreshInput, 'runId'> = {}): Promise<RunSummary> {
   const runId = `t${Date.now()}-${counter++}`;
-  return client.workflow.execute('nightlyRefresh', { taskQueue, workflowId: `refresh-${runId}`, args: [{ runId, ...args }] });
+  return client.workflow.execute(nightlyRefresh, { taskQueue, workflowId: `refresh-${runId}`, args: [{ runId, ...args }] });
 }
 
-export async function runBackfill(client: Client, taskQueue: string, args: { sourceId: string; input: string; force?: boolean; expectedSha256?: string }): Promise<RunSummary> {
+export async function runBackfill(client: Client, taskQueue: string, args: Omit<BackfillInput, 'runId'>): Promise<RunSummary> {
   const runId = `t${Date.now()}-${counter++}`;
-  return client.workflow.execute('backfill', { taskQueue, workflowId: `backfill-${runId}`, args: [{ runId, ...args }] });
+  return client.workflow.execute(backfill, { taskQueue, workflowId: `backfill-${runId}`, args: [{ runId, ...args }] });
 }
 
 export function sourceOf(summary: RunSummary, sourceId: string) {
