@@ -18,15 +18,29 @@ function toProblem(error: unknown): { problem: ApiProblem | { status: number; co
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'request';
-    const errors = fastifyError.validation.map((item) => ({
-      location: `${context}${item.instancePath || ''}${item.keyword === 'required' ? `/${(item.params as { missingProperty?: string }).missingProperty}` : ''}`,
-      message: item.message ?? item.keyword,
-    }));
-    const missingKey = context === 'headers' && errors.some((e) => e.location === 'headers/idempotency-key');
+    const errors = fastifyError.validation.map((item) => {
+      // An unknown parameter or field is named in the location, as a missing one is.
+      const named = item.keyword === 'required' ? (item.params as { missingProperty?: string }).missingProperty
+        : item.keyword === 'additionalProperties' ? (item.params as { additionalProperty?: string }).additionalProperty : undefined;
+      const unknownQuery = context === 'querystring' && item.keyword === 'additionalProperties';
+      return {
+        location: `${context}${item.instancePath || ''}${named === undefined ? '' : `/${named}`}`,
+        message: unknownQuery ? 'is not a query parameter of this operation' : (item.message ?? item.keyword),
+      };
+    });
+    if (context === 'headers') {
+      // A missing key and a key that is not a UUID are told apart: the client fixes each differently.
+      const keyError = fastifyError.validation.find((item) => idempotencyKeyError(item) !== undefined);
+      if (keyError && idempotencyKeyError(keyError) === 'missing') {
+        return { problem: { status: 400, code: 'IDEMPOTENCY_KEY_MISSING', detail: 'the Idempotency-Key header (a UUID) is required on this POST' }, errors };
+      }
+      if (keyError) {
+        const invalid = [{ location: 'headers/idempotency-key', message: 'must be a UUID (RFC 9562), for example 3f2c8a4e-7d1b-4c9e-a0f5-2b6d8e1c4a7f' }];
+        return { problem: { status: 400, code: 'VALIDATION_FAILED', detail: `the Idempotency-Key header ${invalid[0].message}` }, errors: invalid };
+      }
+    }
     return {
-      problem: missingKey
-        ? { status: 400, code: 'IDEMPOTENCY_KEY_MISSING', detail: 'the Idempotency-Key header (a UUID) is required on this POST' }
-        : { status: 400, code: 'VALIDATION_FAILED', detail: errors.map((e) => `${e.location}: ${e.message}`).join('; ') },
+      problem: { status: 400, code: 'VALIDATION_FAILED', detail: errors.map((e) => `${e.location}: ${e.message}`).join('; ') },
       errors,
     };
   }
@@ -44,6 +58,13 @@ function toProblem(error: unknown): { problem: ApiProblem | { status: number; co
     return { problem: { status: code === 'VALIDATION_FAILED' ? 400 : status, code, detail: fastifyError.message } };
   }
   return { problem: { status: 500, code: 'INTERNAL_ERROR', detail: 'the request failed on the server; quote the traceId to support' } };
+}
+
+/** Whether a header validation error is about the Idempotency-Key: it is absent, or present but not valid. */
+function idempotencyKeyError(item: { keyword: string; instancePath?: string; params?: unknown }): 'missing' | 'invalid' | undefined {
+  if (item.keyword === 'required' && (item.params as { missingProperty?: string }).missingProperty === 'idempotency-key') return 'missing';
+  if (item.instancePath === '/idempotency-key') return 'invalid';
+  return undefined;
 }
 
 export function registerErrorHandling(app: FastifyInstance, baseUrl: string): void {

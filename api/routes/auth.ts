@@ -65,6 +65,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ApiContext): void 
           'Form-encoded grant_type=client_credentials with client_id and client_secret in the body (or HTTP Basic), and an optional space-delimited scope. Failures answer 400 (401 for HTTP Basic) with an RFC 6749 section 5.2 body, not Problem Details.',
         tags: ['platform'],
         access: 'public',
+        ignoreUnknownQuery: true,
         consumes: ['application/x-www-form-urlencoded'],
         body: {
           type: 'object',

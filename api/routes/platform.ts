@@ -14,6 +14,13 @@ const linkTarget = {
   additionalProperties: true,
 };
 
+/** The Link header value by which the catalog refers to itself (RFC 9727 section 3). */
+export const apiCatalogLink = (baseUrl: string) => `<${baseUrl}/.well-known/api-catalog>; rel="api-catalog"`;
+
+function withLinkHeader<T extends { headers: object }>(response: T): T {
+  return { ...response, headers: { ...response.headers, Link: { type: 'string', description: 'The catalog itself, as rel="api-catalog" (RFC 9727)' } } };
+}
+
 /** The catalog (RFC 9727), the OAuth metadata (RFC 8414), this description, its documentation and a health status; no token. */
 export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get('/.well-known/api-catalog', {
@@ -24,7 +31,7 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
       tags: ['platform'],
       access: 'public',
       responses: {
-        200: jsonResponse(
+        200: withLinkHeader(jsonResponse(
           'An RFC 9264 linkset',
           {
             type: 'object',
@@ -42,11 +49,13 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
             },
           },
           'application/linkset+json',
-        ),
+        )),
       },
     }),
     handler: async (_request, reply: FastifyReply) => {
       const base = ctx.baseUrl;
+      // RFC 9727 section 3: the catalog names itself with the api-catalog relation, on GET and HEAD.
+      reply.header('Link', apiCatalogLink(base));
       reply.type('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
       return {
         linkset: [

@@ -19,7 +19,7 @@ export const rateLimitHeaders = () => ({
 });
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'The request failed validation (code VALIDATION_FAILED), or a required Idempotency-Key is missing',
+  400: 'The request failed validation (code VALIDATION_FAILED; a query parameter the operation does not declare included), or a required Idempotency-Key is missing',
   401: 'Bearer token missing, expired or invalid',
   403: 'The token lacks the scope this operation needs',
   404: 'No such resource in the served registers, or a resource of another tenant',
@@ -56,6 +56,20 @@ export interface OperationSpec {
   responses: Record<number, object>;
   /** Error statuses beyond the defaults of its access (400, 401, 403, 404, 429, 500 for a token route). */
   errors?: number[];
+  /**
+   * Only the token endpoint: RFC 6749 section 3.2 requires it to ignore request parameters it
+   * does not know. Every other operation refuses them (closedQuery).
+   */
+  ignoreUnknownQuery?: true;
+}
+
+/**
+ * One rule for query parameters on every operation: a parameter the operation does not declare
+ * is 400 VALIDATION_FAILED naming it (error-handler.ts), never silently ignored, so a typo
+ * (`pagesize`) is not mistaken for a default. An operation without parameters takes none.
+ */
+export function closedQuery(querystring: object | undefined): object {
+  return { type: 'object', properties: {}, ...querystring, additionalProperties: false };
 }
 
 const SHARED = new Map<string, object>([...VALUE_SCHEMAS, ...RESOURCE_SCHEMAS].map((schema) => [`${schema.$id}#`, schema]));
@@ -84,7 +98,8 @@ const noStoreHeader = () => ({ type: 'string', enum: ['no-store'], description: 
 
 export function operationSchema(spec: OperationSpec): FastifySchema {
   const defaultErrors = spec.access === 'public' ? [429, 500] : spec.access === 'token' ? [401, 429, 500] : [400, 401, 403, 404, 429, 500];
-  const statuses = [...new Set([...(spec.params || spec.querystring || spec.body || spec.headers ? [400] : []), ...defaultErrors, ...(spec.errors ?? [])])].sort();
+  const querystring = spec.ignoreUnknownQuery ? spec.querystring : closedQuery(spec.querystring);
+  const statuses = [...new Set([...(spec.params || querystring || spec.body || spec.headers ? [400] : []), ...defaultErrors, ...(spec.errors ?? [])])].sort();
   const response: Record<number, object> = { ...spec.responses };
   if (answersPersonalData({ response })) {
     for (const [status, success] of Object.entries(spec.responses) as [string, { headers?: object }][]) {
@@ -101,7 +116,7 @@ export function operationSchema(spec: OperationSpec): FastifySchema {
     tags: spec.tags,
     security,
     params: spec.params,
-    querystring: spec.querystring,
+    querystring,
     headers: spec.headers,
     body: spec.body,
     consumes: spec.consumes,

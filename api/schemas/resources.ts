@@ -1,4 +1,5 @@
-import { date, ref, timestamp } from './values.js';
+import { date, ref, registeredAt, timestamp } from './values.js';
+import { BUILDING_STATUSES, TRANSACTION_KINDS } from './code-lists.js';
 
 /** The resources of the spec (api-spec.md, "Resources and their fields"). */
 
@@ -7,6 +8,13 @@ const num = { type: 'number' } as const;
 const str = { type: 'string' } as const;
 const bool = { type: 'boolean' } as const;
 const strings = { type: 'array', items: str } as const;
+
+// Fresh objects on every use: the YAML writer would turn shared ones into anchors and aliases.
+const buildingStatus = () => ({
+  type: 'string',
+  enum: [...BUILDING_STATUSES],
+  description: 'IN_USE and UNDER_CONSTRUCTION as the spec names them; every other status of the register under a name of its own',
+});
 
 // Every type a property is given: Norway's from the id, Sweden's from the register's objekttyp or the id's letter code.
 const propertyType = () => ({
@@ -55,7 +63,14 @@ export const Owner = {
     organization: ref('Organization'),
     person: { type: 'object', properties: { name: str, birthYear: int } },
     share: ref('Share'),
-    registeredAt: timestamp,
+    registeredAt,
+    section: {
+      type: 'object',
+      description:
+        'Only in /owners, for a holder of a section (eierseksjon): the section held and the holder’s share of that section; `share` is then the share of the whole property (the section’s share times this one).',
+      required: ['sectionNumber', 'cadastreId'],
+      properties: { sectionNumber: str, cadastreId: str, share: ref('Share') },
+    },
   },
 } as const;
 
@@ -66,7 +81,7 @@ export const Building = {
   properties: {
     buildingNumber: str,
     buildingType: { type: 'object', required: ['code'], properties: { code: str, name: str } },
-    status: { type: 'string', examples: ['IN_USE', 'UNDER_CONSTRUCTION'] },
+    status: buildingStatus(),
     builtYear: int,
     floors: int,
     grossAreaM2: num,
@@ -89,7 +104,7 @@ export const Building = {
     elevation: { type: 'object', properties: { baseElevationM: num, highestPointM: num, heightAboveGroundM: num } },
     statusHistory: {
       type: 'array',
-      items: { type: 'object', required: ['status'], properties: { status: str, changedDate: date, registeredDate: date, reason: str } },
+      items: { type: 'object', required: ['status'], properties: { status: buildingStatus(), changedDate: date, registeredDate: date, reason: str } },
     },
     floorDetails: {
       type: 'array',
@@ -161,8 +176,8 @@ export const Tenant = {
 
 const transactionProperties = {
   id: str,
-  registeredAt: timestamp,
-  kind: { type: 'string', examples: ['SALE'] },
+  registeredAt,
+  kind: { type: 'string', enum: [...TRANSACTION_KINDS], description: 'SALE as the spec names it; the other ways a title changes hands, as the registers record them' },
   price: ref('Money'),
   share: ref('Share'),
   buyers: { type: 'array', items: ref('Owner') },
@@ -276,7 +291,7 @@ export const CompanyProperty = {
     municipality: ref('Municipality'),
     propertyType: propertyType(),
     share: ref('Share'),
-    registeredAt: timestamp,
+    registeredAt,
     links: { type: 'array', items: ref('Link') },
   },
 } as const;

@@ -6,6 +6,16 @@
 export const ref = (id: string) => ({ $ref: `${id}#` });
 const date = { type: 'string', format: 'date' } as const;
 export const timestamp = { type: 'string', format: 'date-time' } as const;
+/**
+ * When a title or a transfer was registered. The registers mostly give only the day (the
+ * grunnbok's tinglysingsdato, the inskrivningsdag): that day is written as a date, not as its
+ * local midnight in UTC (the day before); a time the register gave is an RFC 3339 UTC timestamp.
+ */
+export const registeredAt = {
+  type: 'string',
+  anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }],
+  description: 'The registration day (YYYY-MM-DD, e.g. 2009-01-04) when the register gives only the day, else an RFC 3339 UTC timestamp',
+} as const;
 export { date };
 
 export const Money = {

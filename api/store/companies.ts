@@ -17,7 +17,7 @@ export async function fetchCompanyProperties(
             json_strip_nulls(json_build_object('country', o.country, 'cadastreId', o.cadastre_id,
               'municipality', json_build_object('code', cadastre_municipality(o.cadastre_id), 'name', m.name),
               'propertyType', property_type(o.cadastre_id), 'share', api_share(o.share_numerator, o.share_denominator),
-              'registeredAt', api_timestamp(o.registered_at))) AS property
+              'registeredAt', api_registered_at(o.registered_at, o.country))) AS property
      FROM (
        SELECT DISTINCT ON (country, cadastre_id) country, cadastre_id, share_numerator, share_denominator, registered_at
        FROM owner

@@ -46,9 +46,20 @@ export async function resolveCoordinate(
   const found = lookupResultOf(country, row?.parcel_id == null ? undefined : row);
   const property = found.property;
   if (!property || (sandbox && !(await propertyVisible(db, country, property.cadastreId, true)))) return { buildings: [], addresses: [], ...counted };
-  const addresses = property.addresses.map(withoutNulls);
-  return { property: { ...withoutNulls(property), addresses }, buildings: row.buildings, addresses, ...counted };
+  const addresses = property.addresses.map((address) => withRoundedLocation(withoutNulls(address)));
+  return { property: { ...withRoundedLocation(withoutNulls(property)), addresses }, buildings: row.buildings, addresses, ...counted };
 }
+
+/**
+ * The store's lookup gives full double precision; the API writes every location as
+ * api_location does (schema/1763800700000_api.sql): 7 decimals, about a centimetre.
+ */
+function withRoundedLocation(value: Record<string, unknown>): Record<string, unknown> {
+  const location = value.location as { lat: number; lon: number } | undefined;
+  return location ? { ...value, location: { lat: round7(location.lat), lon: round7(location.lon) } } : value;
+}
+
+const round7 = (degrees: number) => Number(degrees.toFixed(7));
 
 /** The lookup keeps SQL NULLs; the API omits absent fields. */
 function withoutNulls<T extends object>(value: T): Record<string, unknown> {

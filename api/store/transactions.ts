@@ -7,7 +7,7 @@ export function transactionJson(withNames: boolean): string {
   const parties = (role: string) =>
     `coalesce((SELECT json_agg(${partyJson('tp', withNames)} ORDER BY tp.ordinal) FROM transaction_party tp
                WHERE tp.country = t.country AND tp.transaction_id = t.transaction_id AND tp.role = '${role}'), '[]')`;
-  return `'id', t.transaction_id, 'registeredAt', api_timestamp(t.registered_at), 'kind', t.kind,
+  return `'id', t.transaction_id, 'registeredAt', api_registered_at(t.registered_at, t.country), 'kind', t.kind,
           'price', api_money(t.price_amount, t.price_currency), 'share', api_share(t.share_numerator, t.share_denominator),
           'buyers', ${parties('BUYER')}, 'sellers', ${parties('SELLER')}, 'source', t.source`;
 }

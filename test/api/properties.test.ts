@@ -297,7 +297,7 @@ describe('POST /properties/{country}/lookups', () => {
     expect((await lookup(reader, { cadastreIds: Array.from({ length: 101 }, (_, i) => `0301-1-${i}-0-0`) })).status).toBe(400);
     const unknownField = await lookup(reader, { cadastreIds: ['0301-9001-1-0-0'], extra: true });
     expect(unknownField.status).toBe(400);
-    expect(unknownField.body.errors).toEqual([expect.objectContaining({ location: 'body' })]);
+    expect(unknownField.body.errors).toEqual([expect.objectContaining({ location: 'body/extra' })]);
     expect((await lookup(reader, { cadastreIds: [42] })).status).toBe(400);
     const denmark = await lookup(reader, { cadastreIds: ['0301-9001-1-0-0'] }, randomUUID(), 'DK');
     expect(denmark.status).toBe(404);

@@ -1,0 +1,41 @@
+/**
+ * The values the API writes for building status and transaction kind: the spec names a few
+ * (`IN_USE`, `UNDER_CONSTRUCTION`; `SALE`); the registers hold more, each kept under a name of its
+ * own rather than folded into those, and the OpenAPI document lists every one as an enum.
+ * test/api/code-lists.test.ts checks that the source adapters emit nothing outside these lists.
+ */
+
+/** Building status: Norway's bygningsstatus codes as sources/no/building-codes.ts maps them. */
+export const BUILDING_STATUSES = [
+  'UNDER_CONSTRUCTION', // RA rammetillatelse, IG igangsettingstillatelse
+  'IN_USE', // MB midlertidig brukstillatelse, FA ferdigattest, TB tatt i bruk
+  'NOTIFIED_MEASURE_REGISTERED', // MT meldingssak registrert
+  'NOTIFIED_MEASURE_COMPLETED', // MF meldingssak fullført
+  'NOT_SUBJECT_TO_REGISTRATION', // IP ikke pliktig registrert
+  'APPROVED_FOR_DEMOLITION', // GR godkjent revet
+  'DEMOLISHED', // BR bygning revet/brent
+  'CONSTRUCTION_CANCELLED', // BA bygging avlyst
+  'MOVED', // BF bygning flyttet
+  'BUILDING_NUMBER_EXPIRED', // BU bygningsnummer utgått
+  'EXEMPT_FROM_APPLICATION', // FS fritatt for søknadsplikt
+  'BUILDING_DATA_CHANGED', // EB bygningsdata endret
+  'EXTENSION_MADE_SEPARATE_BUILDING', // TE tilbygg endret til egen bygning
+  'ESTABLISHED_AS_EXTENSION', // TA etablert som tilbygg
+  'BUILDING_SPLIT', // SB bygning splittet
+  'CHANGE_DATA_TRANSFERRED', // DO endringsdata overført
+] as const;
+
+/**
+ * Transaction kind: the grunnbok's omsetningstype (sources/no/land-registry-record.ts) and the
+ * fång of Lantmäteriet's property prices (sources/se/price-record.ts).
+ */
+export const TRANSACTION_KINDS = [
+  'SALE', // fritt salg; köp
+  'GIFT', // gave; gåva
+  'INHERITANCE', // arv; arv, bodelning, testamente
+  'SETTLEMENT', // skifte
+  'EXCHANGE', // byte
+  'FORCED_SALE', // tvangssalg
+  'EXPROPRIATION', // ekspropriasjon
+  'OTHER', // annet; any other fång
+] as const;
