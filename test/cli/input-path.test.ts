@@ -3,6 +3,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/config.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
@@ -40,6 +41,11 @@ it('backfill --input reads a file whose path holds spaces and non-ASCII letters,
   expect(relative.json.sources[0]).toMatchObject({ sourceId: 'no-address', outcome: 'published', rowsRead: 47, inserted: 47 });
   const shown = await nordprop(cwd, 'runs', 'show', relative.json.runId, '--json');
   expect(shown.json.sources[0].input).toBe(file);
+  // The workflow was given the file as a file: URL (what the Temporal UI shows as its input);
+  // the worker decoded it back to the path the ledger records.
+  const history = await pipeline.client.workflow.getHandle(relative.json.workflowId).fetchHistory();
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  expect(defaultPayloadConverter.fromPayload<{ input: string }>(started!).input).toBe(pathToFileURL(file).href);
 
   // A file: URL spells the same path percent-encoded.
   const url = pathToFileURL(file).href;
