@@ -80,9 +80,18 @@ describe('GET /properties/{country}/{cadastreId}/owners of a sectioned property'
     }
   });
 
-  it('keeps the shares of an unsectioned property as registered', async () => {
+  it('says which section each holding is of, with the holder\'s share of that section', async () => {
+    const owners = (await get(api.baseUrl, `/properties/NO/${PROPERTY}/owners`, reader.token)).body.items as { section: unknown }[];
+    const expected = SECTIONS.flatMap(([number, , holders]) =>
+      holders.map(([numerator, denominator]) => ({ sectionNumber: number, cadastreId: PROPERTY.replace(/-0$/, `-${number}`), share: { numerator, denominator } })),
+    );
+    expect(owners.map((o) => o.section)).toEqual(expected);
+  });
+
+  it('keeps the shares of an unsectioned property as registered, with no section', async () => {
     const response = await get(api.baseUrl, '/properties/NO/0301-9001-2-0-0/owners', reader.token);
     expect(response.body.items.map((o: { share: unknown }) => o.share)).toEqual([{ numerator: 1, denominator: 2 }, { numerator: 1, denominator: 2 }]);
+    expect(response.body.items.map((o: { section?: unknown }) => o.section)).toEqual([undefined, undefined]);
   });
 
   it('every response matches the served OpenAPI description', async () => {
