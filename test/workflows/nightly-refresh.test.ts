@@ -9,6 +9,7 @@ import { liveCount, liveDigest } from '../support/live-snapshot.js';
 import { runBackfill, runRefresh, sourceOf } from '../support/runs.js';
 import type { RunSummary } from '../../activities/types.js';
 import { SOURCES } from '../../sources/registry.js';
+import { nightlyRefresh } from '../../workflows/refresh.js';
 
 const PARCELS = 400;
 const SEED = 'nightly-test';
@@ -98,7 +99,7 @@ describe('nightly refresh over the sample registers', () => {
   it('changes nothing when run again on the same inputs', async () => {
     const before = await liveDigest(pipeline.pool);
     // Started as the schedule starts it: no run id given, so the workflow makes one.
-    const summary: RunSummary = await pipeline.client.workflow.execute('nightlyRefresh', { taskQueue: pipeline.taskQueue, workflowId: `nightly-${Date.now()}`, args: [{}] });
+    const summary: RunSummary = await pipeline.client.workflow.execute(nightlyRefresh, { taskQueue: pipeline.taskQueue, workflowId: `nightly-${Date.now()}`, args: [{}] });
     expect(summary).toMatchObject({ kind: 'nightly', outcome: 'succeeded', runId: expect.stringMatching(/^r\d{8}-\d{6}-[0-9a-f]{6}$/) });
     const outcomes = summary.sources.map((s) => [s.sourceId, s.outcome, s.inserted + s.updated + s.deleted]);
     expect(outcomes.sort()).toEqual(SOURCES.map((s) => [s.id, 'unchanged', 0]).sort());
