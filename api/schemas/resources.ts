@@ -1,7 +1,7 @@
 import { date, ref, registeredAt, timestamp } from './values.js';
 import { BUILDING_STATUSES, TRANSACTION_KINDS } from './code-lists.js';
 
-/** The resources of the spec (api-spec.md, "Resources and their fields"). */
+/** The resources the API serves; /openapi.yaml publishes them as its components (docs/design.md). */
 
 const int = { type: 'integer' } as const;
 const num = { type: 'number' } as const;
