@@ -8,6 +8,7 @@ import { Context } from '@temporalio/activity';
 import { loadConfig } from '../lib/config.js';
 import { getPool } from '../lib/db.js';
 import { decodeInput, isHttpUrl } from '../lib/register-input.js';
+import { ownWorkerTaskQueue } from '../lib/temporal/worker-task-queue.js';
 import { getSource } from '../sources/registry.js';
 import type { IncrementalFeed, SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
@@ -18,6 +19,14 @@ import type { Artifact, IngestSourceInput, ProgressDetails } from './types.js';
 export class DownloadError extends Error {
   override name = 'DownloadError';
 }
+
+/** A local input (inbox, input folder, path) this worker does not see; another worker may (workflows/ingest-source.ts asks them). */
+export class InputNotOnWorkerError extends DownloadError {
+  override name = 'InputNotOnWorker';
+}
+
+/** The queue of this worker's own, on which the activities reading what it downloaded run. */
+const thisWorkerQueue = () => ownWorkerTaskQueue(Context.current().info.taskQueue, loadConfig().dataDir);
 
 /**
  * Where a source reads from: the explicit input (an http(s) URL, or a local file as a `file:`
@@ -69,6 +78,8 @@ async function sha256File(filePath: string, onBytes: (bytes: number) => void): P
   return { sha256: hash.digest('hex'), bytes };
 }
 
+const urlFileName = (url: string) => path.basename(new URL(url).pathname) || 'download';
+
 interface HttpResult {
   notModified: boolean;
   path: string;
@@ -81,11 +92,12 @@ interface HttpResult {
  * resumes the `.part` with a Range request (If-Range guards against a changed file), from the
  * byte count its last heartbeat reported.
  */
-async function fetchUrl(url: string, source: SourceAdapter, previous: PreviousArtifact | undefined, force: boolean, beat: (p: ProgressDetails) => void): Promise<HttpResult> {
+async function fetchUrl(url: string, source: SourceAdapter, runId: string, previous: PreviousArtifact | undefined, force: boolean, beat: (p: ProgressDetails) => void): Promise<HttpResult> {
   const sourceId = source.id;
   const dir = path.join(loadConfig().dataDir, 'artifacts', sourceId);
   await mkdir(dir, { recursive: true });
-  const partPath = path.join(dir, `${path.basename(new URL(url).pathname) || 'download'}.part`);
+  // One `.part` per run: two runs downloading on one worker at once must not write one file.
+  const partPath = path.join(dir, `${runId}.${urlFileName(url)}.part`);
   const resumeFrom = (Context.current().info.heartbeatDetails as ProgressDetails | undefined)?.bytes ?? 0;
   const partSize = await stat(partPath).then((s) => s.size, () => 0);
   const headers: Record<string, string> = { ...source.downloadHeaders?.(url) };
@@ -141,7 +153,7 @@ async function downloadChanges(source: SourceAdapter, feed: IncrementalFeed, req
   }
   const { sha256, bytes } = await sha256File(file, () => undefined);
   await recordDuration(request.runId, source.id, 'download', performance.now() - started, { input, artifact_path: file, input_sha256: sha256, input_bytes: bytes });
-  return { unchanged: false, input, artifactPath: file, sha256, bytes };
+  return { unchanged: false, input, artifactPath: file, sha256, bytes, workerTaskQueue: thisWorkerQueue() };
 }
 
 export async function downloadArtifact(request: IngestSourceInput): Promise<Artifact> {
@@ -156,7 +168,7 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
   let lastModified: string | null = null;
 
   if (isHttpUrl(input)) {
-    const fetched = await fetchUrl(input, source, previous, request.force, beat);
+    const fetched = await fetchUrl(input, source, request.runId, previous, request.force, beat);
     if (fetched.notModified && previous?.artifact_path) {
       await recordDuration(request.runId, source.id, 'download', performance.now() - started, {
         input, artifact_path: previous.artifact_path, input_sha256: previous.input_sha256, etag: fetched.etag, last_modified: fetched.lastModified,
@@ -169,7 +181,7 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
   } else {
     artifactPath = path.resolve(input);
     const exists = await stat(artifactPath).then((s) => s.isFile(), () => false);
-    if (!exists) throw new DownloadError(`input file ${artifactPath} does not exist`);
+    if (!exists) throw new InputNotOnWorkerError(`input file ${artifactPath} does not exist`);
   }
 
   const size = (await stat(artifactPath)).size;
@@ -179,7 +191,7 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
   }
   if (isHttpUrl(input)) {
     // Name the finished download by content so runs can refer to it after later downloads.
-    const finalPath = path.join(path.dirname(artifactPath), `${sha256.slice(0, 16)}-${path.basename(artifactPath, '.part')}`);
+    const finalPath = path.join(path.dirname(artifactPath), `${sha256.slice(0, 16)}-${urlFileName(input)}`);
     await rename(artifactPath, finalPath);
     artifactPath = finalPath;
   }
@@ -188,5 +200,5 @@ export async function downloadArtifact(request: IngestSourceInput): Promise<Arti
   await recordDuration(request.runId, source.id, 'download', performance.now() - started, {
     input, artifact_path: artifactPath, input_sha256: sha256, input_bytes: bytes, etag, last_modified: lastModified,
   });
-  return { unchanged, input, artifactPath, sha256, bytes };
+  return { unchanged, input, artifactPath, sha256, bytes, workerTaskQueue: thisWorkerQueue() };
 }

@@ -7,3 +7,4 @@ export { planDerive, deriveDataset, dropDerivedStaging } from './derive.js';
 export { dispatchEvents, attemptDelivery, failDelivery } from './deliveries.js';
 export { reconcileAbandonedRuns } from './reconcile.js';
 export { sendRunAlert } from './alerts.js';
+export { listWorkerTaskQueues } from './worker-queues.js';

@@ -11,6 +11,7 @@ import { readFailure } from '../sources/formats/input-error.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
+import { inStageSlot } from './stage-slots.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
@@ -74,14 +75,28 @@ async function* parsed<T>(records: AsyncIterable<T>, input: OpenedInput): AsyncG
   }
 }
 
-/** Stream parse → normalize → reproject → COPY, in committed chunks so a retry resumes. */
-export async function stageArtifact(request: { runId: string; sourceId: string; artifactPath: string }): Promise<StagedSnapshot> {
+export interface StageRequest {
+  runId: string;
+  sourceId: string;
+  artifactPath: string;
+}
+
+/**
+ * Stream parse → normalize → reproject → COPY, in committed chunks so a retry resumes. Runs on
+ * the queue of the worker that holds the artifact (workflows/ingest-source.ts), once one of
+ * that worker's stage slots is free.
+ */
+export async function stageArtifact(request: StageRequest): Promise<StagedSnapshot> {
+  const resume = Context.current().info.heartbeatDetails as ProgressDetails | undefined;
+  return inStageSlot(() => stage(request, resume), resume);
+}
+
+async function stage(request: StageRequest, resume: ProgressDetails | undefined): Promise<StagedSnapshot> {
   const started = performance.now();
   const { stageChunkRows } = loadConfig();
   const source = getSource(request.sourceId);
   const table = stagingTableName(source.id, request.runId);
   const columns = stagingColumnList(source);
-  const resume = Context.current().info.heartbeatDetails as ProgressDetails | undefined;
   const beat = throttledHeartbeat();
   let latest: ProgressDetails | undefined = resume;
 

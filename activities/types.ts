@@ -28,6 +28,11 @@ export interface Artifact {
   artifactPath: string;
   sha256: string;
   bytes: number;
+  /**
+   * The own task queue of the worker that holds the artifact (lib/temporal/worker-task-queue.ts):
+   * the activities that read the file run there. Absent from an older worker's artifact.
+   */
+  workerTaskQueue?: string;
 }
 
 export interface StagedSnapshot {

@@ -9,7 +9,7 @@ export async function workerCommand(): Promise<number> {
   const metrics = installWorkerMetrics(config);
   if (metrics) console.log(`worker metrics on http://${metrics}/metrics`);
   const worker = await createWorker({ config });
-  console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress} (namespace ${config.temporalNamespace})`);
+  console.log(`worker polling task queue ${config.taskQueue} and its own ${worker.workerTaskQueue} on ${config.temporalAddress} (namespace ${config.temporalNamespace})`);
   await worker.run();
   return 0;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig, PROJECT_ROOT } from '../../lib/config.js';
 import { createWorker } from '../../lib/temporal/worker.js';
 import { closePools } from '../../lib/db.js';
@@ -120,7 +120,7 @@ it('backfill --wait waits out a Temporal server that is down for a while and exi
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const workerConnection = await NativeConnection.connect({ address });
-  const worker: Worker = await createWorker({ config: loadConfig(), connection: workerConnection, workflowBundle: { codePath: inject('workflowBundlePath') } });
+  const worker = await createWorker({ config: loadConfig(), connection: workerConnection, workflowBundle: { codePath: inject('workflowBundlePath') } });
   const running = worker.run();
   cleanups.push(async () => {
     worker.shutdown();

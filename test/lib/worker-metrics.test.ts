@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../../lib/config.js';
 import { closePools } from '../../lib/db.js';
 import { installWorkerMetrics } from '../../lib/metrics/worker-metrics.js';
-import { createWorker } from '../../lib/temporal/worker.js';
+import { createWorker, type PipelineWorker } from '../../lib/temporal/worker.js';
 import { createTestDatabase } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { runBackfill, sourceOf } from '../support/runs.js';
@@ -44,7 +44,7 @@ describe('NORDPROP_METRICS_PORT', () => {
 
 describe('the worker’s metrics', () => {
   let port: number;
-  let worker: Worker;
+  let worker: PipelineWorker;
   let running: Promise<void>;
   let nativeConnection: NativeConnection;
   let connection: Connection;
@@ -104,8 +104,10 @@ describe('the worker’s metrics', () => {
     }
     // nordprop's histogram has its own buckets (seconds), not the SDK's millisecond ones.
     expect(value('nordprop_phase_duration_seconds_bucket', { source: 'no-address', phase: 'publish', le: '3600' })).toBe(1);
-    // The SDK's own: activity and workflow task metrics of this task queue.
-    expect(value('temporal_activity_execution_latency_count', { activity_type: 'stageArtifact', task_queue: process.env.NORDPROP_TASK_QUEUE! })).toBe(1);
+    // The SDK's own: activity and workflow task metrics of this task queue, and of the worker's
+    // own queue, where the stage runs (it reads the artifact this worker downloaded).
+    expect(value('temporal_activity_execution_latency_count', { activity_type: 'downloadArtifact', task_queue: process.env.NORDPROP_TASK_QUEUE! })).toBe(1);
+    expect(value('temporal_activity_execution_latency_count', { activity_type: 'stageArtifact', task_queue: worker.workerTaskQueue })).toBe(1);
     expect(text).toMatch(/^temporal_workflow_completed\{/m);
   });
 });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { closePools, getPool } from '../../lib/db.js';
 import { createWorker } from '../../lib/temporal/worker.js';
 import { loadConfig } from '../../lib/config.js';
@@ -43,7 +43,7 @@ export async function startPipeline(env: Record<string, string> = {}): Promise<T
   });
   const config = loadConfig();
   const nativeConnection = await NativeConnection.connect({ address: config.temporalAddress });
-  const worker: Worker = await createWorker({ config, connection: nativeConnection, workflowBundle: { codePath: inject('workflowBundlePath') } });
+  const worker = await createWorker({ config, connection: nativeConnection, workflowBundle: { codePath: inject('workflowBundlePath') } });
   const running = worker.run();
   const connection = await Connection.connect({ address: config.temporalAddress });
   const client = new Client({ connection, namespace: config.temporalNamespace });

@@ -13,6 +13,9 @@ import { waitFor } from './util.js';
  * there, and the lock released afterwards (a restarted cluster releases it by itself).
  */
 
+/** What a hold needs of a scenario: its database. */
+type ScenarioDatabase = Pick<Scenario, 'pool' | 'url'>;
+
 export interface Hold {
   /** Rows in the table when the lock was granted (staging holds). */
   rows: number;
@@ -36,7 +39,7 @@ async function lockTable(url: string, table: string): Promise<{ client: pg.Clien
 }
 
 /** Until a pipeline session waits for a lock on `table` (held by the test); returns the statement that waits. */
-export async function waitUntilBlockedOn(scenario: Scenario, table: string, timeoutMs = 120_000): Promise<string> {
+export async function waitUntilBlockedOn(scenario: ScenarioDatabase, table: string, timeoutMs = 120_000): Promise<string> {
   return waitFor(`a pipeline statement waiting for the lock on ${table}`, async () => {
     const result = await scenario.pool.query<{ query: string }>(
       `SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
@@ -52,7 +55,7 @@ export async function waitUntilBlockedOn(scenario: Scenario, table: string, time
  * waits until the stage's next COPY waits for the lock (so the fault lands with some chunks
  * committed and more to come).
  */
-export async function holdStage(scenario: Scenario, run: StartedRun, sourceId = 'no-address'): Promise<Hold> {
+export async function holdStage(scenario: ScenarioDatabase, run: StartedRun, sourceId = 'no-address'): Promise<Hold> {
   const table = stagingTableName(sourceId, run.runId);
   await waitFor(`rows in ${table}`, async () => {
     const exists = await scenario.pool.query<{ t: string | null }>(`SELECT to_regclass($1)::text AS t`, [table]);
@@ -71,7 +74,7 @@ export async function holdStage(scenario: Scenario, run: StartedRun, sourceId = 
 }
 
 /** Holds the publish inside its transaction: lock the live table now, then wait until the publish waits for it. */
-export async function lockLive(scenario: Scenario, table = 'address'): Promise<Hold & { blocked(): Promise<void> }> {
+export async function lockLive(scenario: ScenarioDatabase, table = 'address'): Promise<Hold & { blocked(): Promise<void> }> {
   const lock = await lockTable(scenario.url, table);
   return {
     rows: 0,

@@ -10,5 +10,5 @@ const codePath = process.env.NORDPROP_FAULT_WORKFLOW_BUNDLE;
 if (!codePath) throw new Error('NORDPROP_FAULT_WORKFLOW_BUNDLE names no workflow bundle');
 const config = loadConfig();
 const worker = await createWorker({ config, workflowBundle: { codePath } });
-console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress} (namespace ${config.temporalNamespace})`);
+console.log(`worker polling task queue ${config.taskQueue} and its own ${worker.workerTaskQueue} on ${config.temporalAddress} (namespace ${config.temporalNamespace})`);
 await worker.run();

@@ -14,6 +14,10 @@ import { onProcessExit, waitFor } from './util.js';
  * because, say, the database restarted is a finding of its own.
  */
 export interface WorkerProcess {
+  /** The worker's own task queue (lib/temporal/worker-task-queue.ts), from its start message. */
+  workerTaskQueue(): string;
+  /** Its process id (for /proc/PID/root: its view of a private data folder). */
+  pid(): number;
   /** SIGKILL: no shutdown, no activity completion, its sessions cut when the process dies. */
   kill(): Promise<void>;
   /** Starts a new worker process with the same environment. */
@@ -25,7 +29,20 @@ export interface WorkerProcess {
   output(): string;
 }
 
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+export interface WorkerProcessOptions {
+  /**
+   * Run it as on a machine of its own: in a mount namespace of its own (`unshare -m`, needs
+   * root) with a private tmpfs over its NORDPROP_DATA_DIR, so that it sees only the files it
+   * downloaded itself (another worker's data folder is invisible to it, and its own to them).
+   * A restart starts from an empty folder, as a replaced machine would.
+   */
+  privateDataDir?: boolean;
+}
+
+/** `sh` in the worker's new mount namespace: a tmpfs over the data folder, then the worker itself (exec: same PID). */
+const PRIVATE_DATA_DIR_SCRIPT = 'mount -t tmpfs -o size=256m nordprop-worker-data "$NORDPROP_DATA_DIR" && exec "$@"';
+
+export async function startWorkerProcess(env: Record<string, string>, options: WorkerProcessOptions = {}): Promise<WorkerProcess> {
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let output = '';
@@ -38,7 +55,11 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   });
 
   const start = async (): Promise<void> => {
-    const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', path.join(PROJECT_ROOT, 'test/faults/support/worker-main.ts')], {
+    const worker = [process.execPath, '--max-semi-space-size=64', '--import', 'tsx', path.join(PROJECT_ROOT, 'test/faults/support/worker-main.ts')];
+    const [command, ...args] = options.privateDataDir
+      ? ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', PRIVATE_DATA_DIR_SCRIPT, 'sh', ...worker]
+      : worker;
+    const proc = spawn(command, args, {
       cwd: PROJECT_ROOT,
       // No metrics server: several workers run at once (and a developer's NORDPROP_METRICS_PORT would clash).
       env: { ...process.env, NORDPROP_ENV_FILE: '', NORDPROP_METRICS_PORT: '', ...env },
@@ -77,7 +98,15 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
     if (timer) clearTimeout(timer);
   };
   await start();
+  // The latest start's message: a restarted worker may poll another queue.
+  const ownQueue = () => {
+    const match = [...output.matchAll(/worker polling task queue \S+ and its own (\S+)/g)].at(-1);
+    if (!match) throw new Error(`the worker named no queue of its own:\n${output.slice(-2000)}`);
+    return match[1];
+  };
   return {
+    workerTaskQueue: ownQueue,
+    pid: () => child!.pid!,
     kill: () => terminate('SIGKILL'),
     start,
     stop: async (graceMs = 10_000) => {
