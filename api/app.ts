@@ -20,6 +20,7 @@ import { registerCompanyRoutes } from './routes/companies.js';
 import { registerAreaRoutes } from './routes/areas.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerZoningDocumentRoute } from './routes/zoning-documents.js';
+import { registerOpsConsole } from './ops/routes.js';
 import { apiLogController, apiLoggerOptions, registerTelemetry, requestLoggerFactory, traceIdOf } from './telemetry/index.js';
 
 declare module 'fastify' {
@@ -100,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<{ app: FastifyInsta
   registerCompanyRoutes(app, ctx);
   registerAreaRoutes(app, ctx);
   registerSubscriptionRoutes(app, ctx);
+  registerOpsConsole(app, ctx);
   await app.ready();
   return { app, ctx };
 }
