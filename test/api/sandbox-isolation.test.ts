@@ -309,6 +309,15 @@ describe('a sandbox client', () => {
     });
     expect(response.status).toBe(404);
     expect(response.body.code).toBe('COMPANY_NOT_FOUND');
+    // Nor to a non-demo property however its id is spelled, nor to one of another country.
+    for (const [country, cadastreId] of [['NO', '0301-9001-02-0-0'], ['NO', '0301-9001-2-0-0'], ['SE', SE]]) {
+      const property = await sandboxCall('POST', '/subscriptions', {
+        body: { target: { kind: 'PROPERTY', country, cadastreId }, events: ['OWNER_CHANGED'], webhookUrl: WEBHOOK_URL, secret: 'a-sandbox-signing-secret' },
+      });
+      expect.soft(property.status, cadastreId).toBe(404);
+    }
+    const stored = await api.db.query(`SELECT target_cadastre_id, target_id FROM subscription s JOIN api_client c USING (client_id) WHERE c.sandbox`);
+    expect(stored.rows.filter((row) => [B, SE, HOLDS_ONLY_B].includes(row.target_cadastre_id ?? row.target_id))).toEqual([]);
   });
 
   it('leaves live clients as they were: they see every property, sale and company', async () => {
