@@ -10,6 +10,8 @@ ensure_toolchain
 ensure_apt_package proj-bin cs2cs
 # GDAL reads the sample GeoPackages in a test (an independent reader of the files we write).
 ensure_apt_package gdal-bin ogrinfo
+# The ops console's test drives Debian's Chromium headless (test/api/ops).
+ensure_apt_package chromium chromium
 # The tests are TypeScript too: type-check them with the code (vitest alone only strips types).
 npx tsc -p tsconfig.test.json
 exec npx vitest run "$@"
