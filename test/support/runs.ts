@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { RunSummary } from '../../activities/types.js';
+import { deriveDatasets, type DeriveInput } from '../../workflows/derive.js';
 import { backfill, nightlyRefresh, type BackfillInput, type RefreshInput } from '../../workflows/refresh.js';
 
 let counter = 0;
@@ -13,6 +14,11 @@ export async function runRefresh(client: Client, taskQueue: string, args: Omit<R
 export async function runBackfill(client: Client, taskQueue: string, args: Omit<BackfillInput, 'runId'>): Promise<RunSummary> {
   const runId = `t${Date.now()}-${counter++}`;
   return client.workflow.execute(backfill, { taskQueue, workflowId: `backfill-${runId}`, args: [{ runId, ...args }] });
+}
+
+export async function runDerive(client: Client, taskQueue: string, args: Omit<DeriveInput, 'runId'> = {}): Promise<RunSummary> {
+  const runId = `t${Date.now()}-${counter++}`;
+  return client.workflow.execute(deriveDatasets, { taskQueue, workflowId: `derive-${runId}`, args: [{ runId, ...args }] });
 }
 
 export function sourceOf(summary: RunSummary, sourceId: string) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../activities/types.js';
+import type { DeriveInput } from '../../../workflows/derive.js';
 import { PROJECT_ROOT } from '../../../lib/config.js';
 import { COUNTRIES } from '../../../lib/domain/country.js';
 import { generateSample } from '../../../sample/generate.js';
@@ -11,7 +12,7 @@ import { sampleCompanies } from '../../../sample/no/companies.js';
 import { evaluateTenants, renderTenantScores, type CountryScore } from '../../../evaluations/tenants.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { tableDigest } from '../../support/live-snapshot.js';
-import { runRefresh, sourceOf } from '../../support/runs.js';
+import { runDerive, runRefresh, sourceOf } from '../../support/runs.js';
 import { clientWithToken, get, startApiServer } from '../../api/support/api-server.js';
 
 const PARCELS = 1200;
@@ -33,11 +34,7 @@ afterAll(async () => {
   await pipeline?.stop();
 });
 
-let counter = 0;
-function derive(args: Record<string, unknown> = {}): Promise<RunSummary> {
-  const runId = `td${Date.now()}-${counter++}`;
-  return pipeline.client.workflow.execute('deriveDatasets', { taskQueue: pipeline.taskQueue, workflowId: `derive-${runId}`, args: [{ runId, ...args }] });
-}
+const derive = (args: Omit<DeriveInput, 'runId'> = {}): Promise<RunSummary> => runDerive(pipeline.client, pipeline.taskQueue, args);
 
 const level = (country: string, name: string) => scores.find((s) => s.country === country)!.levels.find((l) => l.level === name)!;
 

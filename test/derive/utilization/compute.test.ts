@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../activities/types.js';
 import { generateSample } from '../../../sample/generate.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
-import { runRefresh, sourceOf } from '../../support/runs.js';
+import { runDerive, runRefresh, sourceOf } from '../../support/runs.js';
 import { clientWithToken, get, startApiServer, type ApiServer, type TestClient } from '../../api/support/api-server.js';
 
 const PARCELS = 600;
@@ -27,11 +27,7 @@ afterAll(async () => {
   await pipeline?.stop();
 });
 
-let counter = 0;
-function deriveUtilization(): Promise<RunSummary> {
-  const runId = `tu${Date.now()}-${counter++}`;
-  return pipeline.client.workflow.execute('deriveDatasets', { taskQueue: pipeline.taskQueue, workflowId: `derive-${runId}`, args: [{ runId, datasets: ['utilization'], countries: ['NO'] }] });
-}
+const deriveUtilization = (): Promise<RunSummary> => runDerive(pipeline.client, pipeline.taskQueue, { datasets: ['utilization'], countries: ['NO'] });
 
 /** A one-parcel property lying wholly inside one adopted plan, the plan's rules chosen by `rule`. */
 async function propertyInsidePlan(rule: 'bra' | 'bya only') {
