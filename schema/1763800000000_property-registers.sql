@@ -1,7 +1,7 @@
 -- Up Migration
 
 -- The live tables every register adapter of both countries publishes into, shaped after the
--- resources of the API (reference/api-spec.md). One table per resource, a `country` column on
+-- resources of the API (docs/design.md; the contract is /openapi.yaml). One table per resource, a `country` column on
 -- each, so Norway and Sweden are served by the same queries. Each adapter owns the rows of
 -- its country in the tables it names (its publish scope), and every published row carries
 -- `row_hash` / `published_run_id` / `updated_at` like the foundation's tables.
