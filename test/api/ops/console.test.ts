@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +24,13 @@ import { clientWithToken, startApiServer, type ApiServer } from '../support/api-
  * NORDPROP_WRITE_SCREENSHOTS=1; to a temporary folder otherwise, so a test run changes no file).
  */
 
-const CHROMIUM = process.env.NORDPROP_CHROMIUM ?? '/usr/bin/chromium';
+/** Debian's Chromium (scripts/test.sh installs it), found on PATH; NORDPROP_CHROMIUM names another. */
+function chromium(): string {
+  if (process.env.NORDPROP_CHROMIUM) return process.env.NORDPROP_CHROMIUM;
+  const found = (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'chromium')).find((file) => existsSync(file));
+  if (!found) throw new Error('chromium is not installed: scripts/test.sh installs it (apt-get install chromium)');
+  return found;
+}
 const OPS_SECRET = randomBytes(18).toString('base64url');
 
 let pipeline: TestPipeline;
@@ -79,7 +86,7 @@ beforeAll(async () => {
   pipeline = await startPipeline();
   process.env.NORDPROP_OPS_TOKEN = OPS_SECRET;
   api = await startApiServer(pipeline.pool);
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  browser = await puppeteer.launch({ executablePath: chromium(), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 760 });
   await page.authenticate({ username: 'operator', password: OPS_SECRET });
