@@ -14,7 +14,7 @@ export function temporalLinks(config: Pick<Config, 'temporalUiUrl' | 'temporalNa
   const search = (query: string) => `${namespace}/workflows?query=${encodeURIComponent(query)}`;
   return {
     home: `${namespace}/workflows`,
-    // The search attributes the run's workflows carry (workflows/search-attributes.ts).
+    // The search attributes the run's workflows carry (lib/temporal/search-attribute-keys.ts).
     run: (runId) => search(`NordpropRunId="${runId}"`),
     // A derived dataset has no ingest workflow of its own: its runs are deriveDatasets workflows.
     source: (sourceId) => search(sourceId.startsWith('derive-') ? 'WorkflowType="deriveDatasets"' : `NordpropSource="${sourceId}"`),

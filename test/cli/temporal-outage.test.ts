@@ -9,7 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig, PROJECT_ROOT } from '../../lib/config.js';
 import { createWorker } from '../../lib/temporal/worker.js';
 import { closePools } from '../../lib/db.js';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../lib/temporal/search-attribute-keys.js';
 import { createTestDatabase } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { freePort } from '../../lib/net/free-port.js';
