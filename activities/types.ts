@@ -1,4 +1,6 @@
-import type { ChangeCounts, Country, PublishScope } from '../sources/source-adapter.js';
+import type { ChangeCounts } from '../lib/domain/change-counts.js';
+import type { Country } from '../lib/domain/country.js';
+import type { PublishScope } from '../lib/domain/publish-scope.js';
 import type { StagingFingerprint } from './staging-table.js';
 
 /** What workflows pass between activities: references and counts, never rows. */

@@ -1,4 +1,5 @@
 import { date, ref, registeredAt, timestamp } from './values.js';
+import { COUNTRIES } from '../../lib/domain/country.js';
 import { BUILDING_STATUSES, TRANSACTION_KINDS } from './code-lists.js';
 
 /** The resources the API serves; /openapi.yaml publishes them as its components (docs/design.md). */
@@ -29,7 +30,7 @@ export const Property = {
   type: 'object',
   required: ['country', 'cadastreId', 'municipality', 'propertyType', 'addresses', 'links'],
   properties: {
-    country: { type: 'string', examples: ['NO', 'SE'] },
+    country: { type: 'string', examples: [...COUNTRIES] },
     cadastreId: { type: 'string', examples: ['0301-208-327-0-12', '0180_KUNGSHOLMEN_1_2'] },
     municipality: ref('Municipality'),
     areaM2: num,
