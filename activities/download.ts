@@ -22,7 +22,7 @@ export class DownloadError extends Error {
 
 /** A local input (inbox, input folder, path) this worker does not see; another worker may (workflows/ingest-source.ts asks them). */
 export class InputNotOnWorkerError extends DownloadError {
-  override name = 'InputNotOnWorker';
+  override name = 'InputNotOnWorkerError';
 }
 
 /** The queue of this worker's own, on which the activities reading what it downloaded run. */

@@ -6,7 +6,7 @@ import { dispatchPendingEvents } from './deliver-dispatch.js';
 import { describeError } from '../lib/describe-error.js';
 
 /** Failures a retry of the same activity cannot mend: a bad file, a refused snapshot, lost staging, an input this worker lacks. */
-const NON_RETRYABLE = ['InputFormatError', 'ValidationFailed', 'DownloadError', 'StagingLost', 'InputNotOnWorker'];
+const NON_RETRYABLE = ['InputFormatError', 'ValidationFailed', 'DownloadError', 'StagingLost', 'InputNotOnWorkerError'];
 const RETRY = { maximumAttempts: 5, initialInterval: '5 seconds', backoffCoefficient: 2, nonRetryableErrorTypes: NON_RETRYABLE };
 
 // Download and stage stream whole registers: long timeouts, heartbeats to notice a dead worker
@@ -45,7 +45,7 @@ const MAX_STAGINGS = 3;
 
 const failureType = (error: unknown) => (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.type : undefined);
 const isStagingLost = (error: unknown) => failureType(error) === 'StagingLost';
-const isInputNotOnWorker = (error: unknown) => failureType(error) === 'InputNotOnWorker';
+const isInputNotOnWorker = (error: unknown) => failureType(error) === 'InputNotOnWorkerError';
 /** Nobody took the task from a worker's own queue: that worker is gone. */
 const isWorkerGone = (error: unknown) =>
   error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.SCHEDULE_TO_START;
