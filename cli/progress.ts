@@ -1,31 +1,8 @@
 import cliProgress from 'cli-progress';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
-import type { ProgressDetails } from '../activities/types.js';
+import { heartbeatDetails as readDetails, runningPhase as readPhase, type IngestDescription as Description } from '../store/ingest-progress.js';
 
 const MB = 1024 * 1024;
-
-type Description = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['describe']>>;
-
-function readDetails(description: Description): ProgressDetails | undefined {
-  for (const activity of description.raw.pendingActivities ?? []) {
-    const payload = activity.heartbeatDetails?.payloads?.[0];
-    if (payload) return defaultPayloadConverter.fromPayload<ProgressDetails>(payload);
-  }
-  return undefined;
-}
-
-/** The ingest phases, by the activity that runs each (workflows/ingest-source.ts). */
-const PHASE_OF_ACTIVITY: Record<string, string> = { downloadArtifact: 'download', stageArtifact: 'stage', validateStaged: 'validate', publishStaged: 'publish' };
-
-/** The phase an ingest workflow is in, by its running activity (and its attempt, when retried); undefined between phases. */
-function readPhase(description: Description): string | undefined {
-  for (const activity of description.raw.pendingActivities ?? []) {
-    const phase = PHASE_OF_ACTIVITY[activity.activityType?.name ?? ''];
-    if (phase) return activity.attempt && activity.attempt > 1 ? `${phase} (attempt ${activity.attempt})` : phase;
-  }
-  return undefined;
-}
 
 export interface Progress {
   /** A line for the user, above the bars while they are shown (stderr otherwise). */

@@ -1,4 +1,5 @@
 import { getPool } from '../../lib/db.js';
+import { countRejects, listRejects as readRejects } from '../../store/run-ledger.js';
 import { printJson, printTable } from '../output.js';
 
 export interface RejectsOptions {
@@ -23,20 +24,13 @@ const flat = (text: string | null, max: number) => {
  */
 export async function listRejects(options: RejectsOptions): Promise<number> {
   const pool = getPool();
-  const where = `($1::text IS NULL OR run_id = $1) AND ($2::text IS NULL OR source_id = $2)
-                 AND ($3::text IS NULL OR reason ILIKE '%' || $3 || '%' ESCAPE '\\')`;
-  const parameters = [options.run ?? null, options.source ?? null, options.reason?.replace(/[\\%_]/g, '\\$&') ?? null];
-  const result = await pool.query(
-    `SELECT id, run_id, source_id, position, disposition, reason, raw, created_at FROM source_reject WHERE ${where}
-     ORDER BY ${options.run ? 'source_id, position, id' : 'id DESC'} LIMIT $4`,
-    [...parameters, options.limit],
-  );
-  let rows = result.rows;
+  const filter = { runId: options.run, sourceId: options.source, reason: options.reason };
+  let rows = await readRejects(pool, { ...filter, limit: options.limit });
   if (!options.run) {
     // Newest first by run, then in file order within it.
     const newest = new Map<string, number>();
-    rows.forEach((row, i) => newest.has(row.run_id) || newest.set(row.run_id, i));
-    rows = [...rows].sort((a, b) => newest.get(a.run_id)! - newest.get(b.run_id)! || a.source_id.localeCompare(b.source_id) || Number(a.position) - Number(b.position));
+    rows.forEach((row, i) => newest.has(row.runId) || newest.set(row.runId, i));
+    rows = [...rows].sort((a, b) => newest.get(a.runId)! - newest.get(b.runId)! || a.sourceId.localeCompare(b.sourceId) || Number(a.position) - Number(b.position));
   }
   if (!rows.length && options.run) {
     const known = await pool.query(`SELECT 1 FROM run WHERE run_id = $1`, [options.run]);
@@ -45,11 +39,8 @@ export async function listRejects(options: RejectsOptions): Promise<number> {
       return 1;
     }
   }
-  const total = rows.length < options.limit ? rows.length : Number((await pool.query(`SELECT count(*) AS n FROM source_reject WHERE ${where}`, parameters)).rows[0].n);
-  const items = rows.map((row) => ({
-    runId: row.run_id, sourceId: row.source_id, position: row.position === null ? null : Number(row.position), disposition: row.disposition,
-    reason: row.reason, raw: row.raw, createdAt: row.created_at,
-  }));
+  const total = rows.length < options.limit ? rows.length : await countRejects(pool, filter);
+  const items = rows.map(({ id: _id, ...item }) => item);
   if (options.json) {
     printJson({ items, total });
     return 0;

@@ -3,6 +3,7 @@ import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '
 import { getPool } from '../../lib/db.js';
 import { loadConfig, type Config } from '../../lib/config.js';
 import { SOURCE_RUN_COLUMNS, toSummary } from '../../activities/ledger.js';
+import { getRun, listRejects, listRuns as readRuns, PHASES, runSources, sourceHistory as readSourceHistory } from '../../store/run-ledger.js';
 import type { RunSummary } from '../../activities/types.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { alertWorkflowId } from '../../workflows/alert.js';
@@ -14,16 +15,6 @@ import { createProgress, type Progress } from '../progress.js';
 import { reportRun } from '../run-summary.js';
 import { connectForRun, waitForResult } from '../wait-for-run.js';
 import { WORKER_WAIT_METHOD, workerWait, type WorkerWait } from '../worker-wait.js';
-
-/** The phases a source run (or a derived dataset) goes through, in the order they run. */
-const PHASES = ['download', 'stage', 'validate', 'compute', 'publish'];
-
-/** A source run's phase durations in the order they ran (then any phase this list does not know). */
-function phasesInOrder(durations: Record<string, number> | null): [string, number][] {
-  const entries = Object.entries(durations ?? {});
-  const rank = (phase: string) => (PHASES.includes(phase) ? PHASES.indexOf(phase) : PHASES.length);
-  return entries.sort(([a], [b]) => rank(a) - rank(b));
-}
 
 /** 00:00 of the day, in the time zone of the machine running the command. */
 const startOfDay = (date: string) => new Date(`${date}T00:00:00`);
@@ -46,21 +37,7 @@ export interface ListRunsOptions {
 
 export async function listRuns(options: ListRunsOptions): Promise<number> {
   if (options.source) return sourceHistory({ ...options, source: options.source });
-  const result = await getPool().query(
-    `SELECT r.run_id, r.kind, r.outcome, r.started_at, r.finished_at, r.sources, r.forced,
-            extract(epoch FROM coalesce(r.finished_at, now()) - r.started_at) * 1000 AS duration_ms,
-            coalesce(sum(s.rows_read), 0) AS rows_read, coalesce(sum(s.rows_rejected), 0) AS rows_rejected,
-            coalesce(sum(s.inserted + s.updated + s.deleted), 0) AS changed
-     FROM run r LEFT JOIN source_run s USING (run_id)
-     WHERE ($2::timestamptz IS NULL OR r.started_at >= $2) AND ($3::text[] IS NULL OR r.outcome = ANY($3))
-     GROUP BY r.run_id ORDER BY r.started_at DESC LIMIT $1`,
-    [options.limit, options.since ? startOfDay(options.since) : null, options.outcomes ?? null],
-  );
-  const runs = result.rows.map((row) => ({
-    runId: row.run_id, kind: row.kind, outcome: row.outcome, startedAt: row.started_at, finishedAt: row.finished_at,
-    durationMs: Math.round(row.duration_ms), sources: row.sources, forced: row.forced,
-    rowsRead: row.rows_read, rowsRejected: row.rows_rejected, rowsChanged: row.changed,
-  }));
+  const runs = await readRuns(getPool(), { limit: options.limit, since: options.since ? startOfDay(options.since) : undefined, outcomes: options.outcomes });
   if (options.json) printJson({ items: runs });
   else printTable(runs.map((r) => ({ run: r.runId, kind: r.kind, outcome: r.outcome, started: r.startedAt.toISOString(), duration: formatDuration(r.durationMs), read: r.rowsRead, rejected: r.rowsRejected, changed: r.rowsChanged })));
   return 0;
@@ -74,22 +51,12 @@ export async function listRuns(options: ListRunsOptions): Promise<number> {
 async function sourceHistory(options: ListRunsOptions & { source: string }): Promise<number> {
   const own = (options.outcomes ?? []).filter((o) => (SOURCE_OUTCOMES as readonly string[]).includes(o));
   const ofRun = (options.outcomes ?? []).filter((o) => !own.includes(o));
-  const result = await getPool().query(
-    `SELECT s.*, r.kind, r.outcome AS run_outcome
-     FROM (SELECT ${SOURCE_RUN_COLUMNS}, started_at, durations_ms FROM source_run
-           WHERE source_id = $1 AND ($3::timestamptz IS NULL OR started_at >= $3)) s
-     JOIN run r USING (run_id)
-     WHERE $4::text[] IS NULL OR s.outcome = ANY($4) OR r.outcome = ANY($5::text[])
-     ORDER BY s.started_at DESC LIMIT $2`,
-    [options.source, options.limit, options.since ? startOfDay(options.since) : null, options.outcomes ? own : null, ofRun],
-  );
-  const items = result.rows.map((row) => ({
-    ...toSummary(row),
-    kind: row.kind,
-    runOutcome: row.run_outcome,
-    startedAt: row.started_at as Date,
-    durationsMs: row.durations_ms as Record<string, number>,
-  }));
+  const items = await readSourceHistory(getPool(), {
+    sourceId: options.source,
+    limit: options.limit,
+    since: options.since ? startOfDay(options.since) : undefined,
+    ...(options.outcomes ? { sourceOutcomes: own, runOutcomes: ofRun } : {}),
+  });
   if (options.json) {
     printJson({ sourceId: options.source, items });
     return 0;
@@ -160,17 +127,13 @@ async function readOnlyClient(config: Config): Promise<{ client?: Client; close(
 
 export async function showRun(runId: string, options: { json: boolean; rejects: number }): Promise<number> {
   const pool = getPool();
-  const run = await pool.query(`SELECT *, extract(epoch FROM coalesce(finished_at, now()) - started_at) * 1000 AS duration_ms FROM run WHERE run_id = $1`, [runId]);
-  if (!run.rowCount) {
+  const r = await getRun(pool, runId);
+  if (!r) {
     console.error(`no run ${runId}; list runs with: nordprop runs`);
     return 1;
   }
-  const sources = await pool.query(`SELECT ${SOURCE_RUN_COLUMNS}, input, input_sha256, durations_ms, details FROM source_run WHERE run_id = $1 ORDER BY source_id`, [runId]);
-  const rejects = await pool.query(
-    `SELECT source_id, position, disposition, reason, left(raw, 160) AS raw FROM source_reject WHERE run_id = $1 ORDER BY source_id, position LIMIT $2`,
-    [runId, options.rejects],
-  );
-  const r = run.rows[0];
+  const sources = await runSources(pool, runId);
+  const rejects = await listRejects(pool, { runId, limit: options.rejects });
   const config = loadConfig();
   const temporal = await readOnlyClient(config);
   let wait: WorkerWait;
@@ -178,7 +141,7 @@ export async function showRun(runId: string, options: { json: boolean; rejects: 
   try {
     [wait, alert] = temporal.client
       ? await Promise.all([
-          workerWait(temporal.client, { runId, kind: r.kind, workflowId: r.workflow_id, sources: r.sources }),
+          workerWait(temporal.client, { runId, kind: r.kind, workflowId: r.workflowId, sources: r.sources }),
           alertState(temporal.client, runId, r.outcome),
         ])
       : [{ known: false, method: WORKER_WAIT_METHOD, reason: temporal.reason! }, { state: 'unknown', detail: temporal.reason }];
@@ -186,19 +149,19 @@ export async function showRun(runId: string, options: { json: boolean; rejects: 
     await temporal.close();
   }
   const detail = {
-    runId, kind: r.kind, outcome: r.outcome, forced: r.forced, workflowId: r.workflow_id, startedAt: r.started_at, finishedAt: r.finished_at,
-    durationMs: Math.round(r.duration_ms),
+    runId, kind: r.kind, outcome: r.outcome, forced: r.forced, workflowId: r.workflowId, startedAt: r.startedAt, finishedAt: r.finishedAt,
+    durationMs: r.durationMs,
     workerWait: wait,
     alert,
-    sources: sources.rows.map((row) => ({
-      ...toSummary(row),
-      input: row.input,
-      inputSha256: row.input_sha256,
-      durationsMs: Object.fromEntries(phasesInOrder(row.durations_ms)),
-      ...(wait.known && row.source_id in wait.sources ? { workerWaitMs: wait.sources[row.source_id] } : {}),
-      details: row.details,
+    sources: sources.map(({ input, inputSha256, durationsMs, details, inputBytes: _bytes, startedAt: _started, finishedAt: _finished, tables: _tables, ...summary }) => ({
+      ...summary,
+      input,
+      inputSha256,
+      durationsMs,
+      ...(wait.known && summary.sourceId in wait.sources ? { workerWaitMs: wait.sources[summary.sourceId] } : {}),
+      details,
     })),
-    rejects: rejects.rows.map((row) => ({ sourceId: row.source_id, position: row.position, disposition: row.disposition, reason: row.reason, raw: row.raw })),
+    rejects: rejects.map((row) => ({ sourceId: row.sourceId, position: row.position, disposition: row.disposition, reason: row.reason, raw: row.raw === null ? null : row.raw.slice(0, 160) })),
   };
   if (options.json) {
     printJson(detail);
@@ -242,9 +205,8 @@ interface LedgerRun {
 }
 
 async function ledgerRun(runId: string): Promise<LedgerRun | undefined> {
-  const result = await getPool().query(`SELECT kind, outcome, workflow_id, sources FROM run WHERE run_id = $1`, [runId]);
-  const row = result.rows[0];
-  return row && { kind: row.kind, outcome: row.outcome, workflowId: row.workflow_id, sources: row.sources };
+  const run = await getRun(getPool(), runId);
+  return run && { kind: run.kind, outcome: run.outcome, workflowId: run.workflowId, sources: run.sources };
 }
 
 /** The run as the ledger closed it: what `--wait` would have printed, without the derive run a nightly starts. */
