@@ -13,6 +13,7 @@ import { seBusiness } from './se/business.js';
 import { seCadastre } from './se/cadastre.js';
 import { seAddress } from './se/address.js';
 import { seBuilding } from './se/building.js';
+import { seZoning } from './se/zoning.js';
 import { noArea } from './no/area.js';
 import { noGrunnkrets } from './no/grunnkrets.js';
 import { noPostalCode } from './no/postal-code.js';
@@ -46,6 +47,7 @@ export const SOURCES: readonly SourceAdapter[] = [
   seBusiness,
   seTransactions,
   seArea,
+  seZoning,
 ];
 
 export function getSource(id: string): SourceAdapter {

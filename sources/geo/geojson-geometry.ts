@@ -7,19 +7,31 @@ import { degrees7 } from './degrees.js';
  * GeoJSON geometries as the registers deliver them (a plan polygon, a municipality boundary, a
  * plot's position), checked and written as EWKT in EPSG:4326. What PostGIS can repair
  * (self-intersections) is left to the staged-polygon repair; what it cannot read (an open
- * ring, a ring of three points, a coordinate that is not a number, a point outside Norway
+ * ring, a ring of three points, a coordinate that is not a number, a point outside the register's country
  * because the CRS or the axis order is wrong) is refused here with the reason.
  */
 
 export class GeometryError extends Error {}
 
-/** Norway with Svalbard and Jan Mayen, lon/lat, generous: catches swapped axes and a wrong CRS. */
-const NORWAY_ENVELOPE = { west: -10, east: 35, south: 57, north: 82 };
-const METRIC_SRIDS = new Set([25832, 25833, 25835]);
+/** Where a register's geometry must lie, lon/lat, generous: catches swapped axes and a wrong CRS. */
+export interface CountryEnvelope {
+  name: string;
+  west: number;
+  east: number;
+  south: number;
+  north: number;
+}
+
+/** Norway with Svalbard and Jan Mayen. */
+export const NORWAY_ENVELOPE: CountryEnvelope = { name: 'Norway', west: -10, east: 35, south: 57, north: 82 };
+/** Sweden. */
+export const SWEDEN_ENVELOPE: CountryEnvelope = { name: 'Sweden', west: 10, east: 24.5, south: 55, north: 69.5 };
+/** Projected CRSs in metres (the UTM zones Norway uses, SWEREF 99 TM): planar areas are measured in them. */
+const METRIC_SRIDS = new Set([25832, 25833, 25835, 3006]);
 
 type Position = unknown;
 
-function flatRing(ring: unknown, where: string, check: PointTransform): number[] {
+function flatRing(ring: unknown, where: string, check: PointTransform, envelope: CountryEnvelope): number[] {
   if (!Array.isArray(ring)) throw new GeometryError(`${where} is not an array of positions`);
   if (ring.length < 4) throw new GeometryError(`${where} has ${ring.length} positions, a closed ring needs at least 4`);
   const flat: number[] = [];
@@ -31,14 +43,13 @@ function flatRing(ring: unknown, where: string, check: PointTransform): number[]
   });
   const n = flat.length;
   if (flat[0] !== flat[n - 2] || flat[1] !== flat[n - 1]) throw new GeometryError(`${where} is not closed (first and last positions differ)`);
-  for (let i = 0; i < n; i += 2) insideNorway(check(flat[i], flat[i + 1]), `${where} position ${i / 2}`);
+  for (let i = 0; i < n; i += 2) insideEnvelope(check(flat[i], flat[i + 1]), `${where} position ${i / 2}`, envelope);
   return flat;
 }
 
-function insideNorway([lon, lat]: [number, number], where: string): void {
-  const e = NORWAY_ENVELOPE;
+function insideEnvelope([lon, lat]: [number, number], where: string, e: CountryEnvelope): void {
   if (!(lon >= e.west && lon <= e.east && lat >= e.south && lat <= e.north)) {
-    throw new GeometryError(`${where} lies outside Norway (${lon.toFixed(5)}, ${lat.toFixed(5)} after reprojection): wrong CRS or axis order?`);
+    throw new GeometryError(`${where} lies outside ${e.name} (${lon.toFixed(5)}, ${lat.toFixed(5)} after reprojection): wrong CRS or axis order?`);
   }
 }
 
@@ -49,8 +60,8 @@ export interface StagedPolygons {
   areaM2: number | null;
 }
 
-/** A GeoJSON Polygon or MultiPolygon in `srid` (x = easting or longitude) as a staged MultiPolygon. */
-export function polygonsFromGeoJson(geometry: unknown, srid: number): StagedPolygons {
+/** A GeoJSON Polygon or MultiPolygon in `srid` (x = easting or longitude) as a staged MultiPolygon, inside `envelope`. */
+export function polygonsFromGeoJson(geometry: unknown, srid: number, envelope: CountryEnvelope = NORWAY_ENVELOPE): StagedPolygons {
   const transform = transformTo(srid);
   if (!geometry || typeof geometry !== 'object') throw new GeometryError('geometry is missing');
   const { type, coordinates } = geometry as { type?: unknown; coordinates?: unknown };
@@ -61,7 +72,7 @@ export function polygonsFromGeoJson(geometry: unknown, srid: number): StagedPoly
   if (!polygonList.length) throw new GeometryError('MultiPolygon has no polygons');
   const polygons = polygonList.map((rings, p) => {
     if (!Array.isArray(rings) || !rings.length) throw new GeometryError(`polygon ${p} has no rings`);
-    return rings.map((ring, r) => flatRing(ring, `polygon ${p} ring ${r}`, transform));
+    return rings.map((ring, r) => flatRing(ring, `polygon ${p} ring ${r}`, transform, envelope));
   });
   return {
     ewkt: multiPolygonEwkt(polygons, transform),
@@ -77,6 +88,6 @@ export function pointFromGeoJson(geometry: unknown, srid: number): string {
     throw new GeometryError(`Point coordinates ${JSON.stringify(coordinates)} are not a pair of finite numbers`);
   }
   const [lon, lat] = transformTo(srid)(coordinates[0] as number, coordinates[1] as number);
-  insideNorway([lon, lat], 'Point');
+  insideEnvelope([lon, lat], 'Point', NORWAY_ENVELOPE);
   return `SRID=4326;POINT(${degrees7(lon)} ${degrees7(lat)})`;
 }

@@ -1,10 +1,10 @@
-import type pg from 'pg';
-import type { CellValue, ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
+import type { CellValue, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
 import { GeometryError, polygonsFromGeoJson } from '../geo/geojson-geometry.js';
 import { parseSrid } from '../geo/reproject.js';
 import { countKeyed, mergeKeyed, type KeyedMerge } from '../publish/merge-keyed.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
+import { publishZoningPlanDocuments } from '../publish/zoning-plan-documents.js';
 import { inboxPath } from './inbox.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
@@ -103,28 +103,9 @@ const ZONING_MERGE: KeyedMerge = {
   },
 };
 
-/** Documents of plans this run inserted or changed are rewritten; those of plans that left go with them. */
-async function publishDocuments(client: pg.PoolClient, stagingTable: string, country: string, runId: string): Promise<ChangeCounts> {
-  const removed = await client.query(
-    `DELETE FROM zoning_plan_document d WHERE d.country = $1
-       AND NOT EXISTS (SELECT 1 FROM zoning_plan p WHERE p.country = d.country AND p.municipality_code = d.municipality_code
-                         AND p.plan_id = d.plan_id AND p.published_run_id <> $2)`,
-    [country, runId],
-  );
-  const added = await client.query(
-    `INSERT INTO zoning_plan_document (country, municipality_code, plan_id, document_id, kind, title, published_date, source_url, media_type)
-     SELECT $1, s.municipality_code, s.plan_id, d.document_id, d.kind, d.title, d.published_date, d.source_url, d.media_type
-     FROM ${stagingTable} s
-     JOIN zoning_plan p ON p.country = $1 AND p.municipality_code = s.municipality_code AND p.plan_id = s.plan_id AND p.published_run_id = $2
-     CROSS JOIN LATERAL jsonb_to_recordset(s.documents) AS d(document_id text, kind text, title text, published_date date, source_url text, media_type text)`,
-    [country, runId],
-  );
-  return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
-}
-
 async function publishZoning({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const plans = await mergeKeyed(client, stagingTable, ZONING_MERGE, scope, runId);
-  const documents = await publishDocuments(client, stagingTable, scope.country, runId);
+  const documents = await publishZoningPlanDocuments(client, stagingTable, scope.country, runId);
   return {
     inserted: plans.inserted + documents.inserted,
     updated: plans.updated,
