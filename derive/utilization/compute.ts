@@ -1,54 +1,14 @@
 import type { DeriveContext, DeriveStats } from '../dataset.js';
+import { finishPlanOverlaps, MIN_OVERLAP_SHARE, stagePlanOverlaps } from './plan-overlap.js';
 
 /**
- * A plan must cover at least this share of the plot to count: parcels and plans drawn on the
- * same boundary touch along it, and a digitizing sliver is no zoning.
- */
-const MIN_OVERLAP_SHARE = 0.01;
-
-/**
- * Per property with parcels: the adopted plan overlapping most of its plot (ties: the newest
+ * Norway, per property with parcels: the adopted plan overlapping most of its plot (ties: the newest
  * plan), its %-BYA and BRA rules against the plot area, and the floor area (BRA) its buildings
- * have. Set-based: one pass over parcel × plan pairs found through the GiST index.
+ * have (from the matrikkel details).
  */
 export async function computeUtilization({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
   const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
-  // For this transaction only (JIT and work_mem are the derive activity's, lib/bulk-settings.ts):
-  // text sorts for merge joins go through strcoll under the database's C.UTF-8 collation, hash
-  // joins do not.
-  await q(`SET LOCAL enable_mergejoin = off`);
-  // Overlap of every parcel with every adopted plan it intersects, in m², computed pair by pair
-  // while the spatial join visits one plan's parcels after another, and only then summed per
-  // property. A parcel inside the plan (the common case) is not intersected at all; that test is
-  // ST_Covers with the plan first (the same relation as ST_CoveredBy(parcel, plan)) so PostGIS
-  // prepares the plan's geometry once for all its parcels.
-  await q(
-    `CREATE TEMP TABLE utilization_pair ON COMMIT DROP AS
-     SELECT p.parcel_id, z.municipality_code AS plan_municipality_code, z.plan_id,
-            CASE WHEN ST_Covers(z.geom, p.geom) THEN p.area_m2
-                 ELSE ST_Area(ST_Intersection(p.geom, z.geom)::geography) END AS overlap_m2
-     FROM zoning_plan z
-     JOIN parcel p ON p.country = z.country AND z.geom && p.geom AND ST_Intersects(z.geom, p.geom)
-     WHERE z.country = $1 AND z.status = 'ADOPTED'`,
-    [country],
-  );
-  await q(
-    `CREATE TEMP TABLE utilization_overlap ON COMMIT DROP AS
-     SELECT pp.cadastre_id, o.plan_municipality_code, o.plan_id, sum(o.overlap_m2) AS overlap_m2
-     FROM utilization_pair o
-     JOIN parcel_property pp ON pp.country = $1 AND pp.parcel_id = o.parcel_id
-     GROUP BY pp.cadastre_id, o.plan_municipality_code, o.plan_id`,
-    [country],
-  );
-  await q(`ANALYZE utilization_overlap`);
-  await q(
-    `CREATE TEMP TABLE utilization_plot ON COMMIT DROP AS
-     SELECT pp.cadastre_id, sum(p.area_m2) AS plot_area_m2
-     FROM parcel_property pp JOIN parcel p ON p.country = pp.country AND p.parcel_id = pp.parcel_id
-     WHERE pp.country = $1 AND pp.cadastre_id IN (SELECT cadastre_id FROM utilization_overlap)
-     GROUP BY pp.cadastre_id`,
-    [country],
-  );
+  await stagePlanOverlaps(client, country);
   // Floor area built: each building's BRA (bruksareal) from the matrikkel details, on the
   // property the detail names, else the one the building point stands on.
   await q(
@@ -92,7 +52,7 @@ export async function computeUtilization({ client, country, stagingTable }: Deri
      JOIN zoning_plan z ON z.country = $1 AND z.municipality_code = x.plan_municipality_code AND z.plan_id = x.plan_id`,
     [country, MIN_OVERLAP_SHARE],
   );
-  const properties = (await q(`SELECT count(*)::int AS n FROM (SELECT cadastre_id FROM utilization_overlap GROUP BY cadastre_id) properties`)).rows[0].n;
-  await q(`DROP TABLE utilization_pair, utilization_overlap, utilization_plot, utilization_built`);
+  await q(`DROP TABLE utilization_built`);
+  const properties = await finishPlanOverlaps(client);
   return { rowsRead: properties, details: { propertiesUnderAdoptedPlans: properties, rows: staged.rowCount ?? 0 } };
 }

@@ -3,9 +3,10 @@
  * into plan areas of PLAN_CELLS x PLAN_CELLS cells drawn on the grid lines, so every plan covers
  * whole sample properties. Most are plans in force with a byggnadsarea provision (in percent,
  * now and then in m² per property) and often a bruttoarea one; some are being prepared or only
- * antagen, some repealed or replaced, and a few tiles have no plan. The sample's first three
- * tiles (a small municipality may have only one) are always one in force, one under review and
- * one repealed, so even the smallest sample has all three API states.
+ * antagen, some repealed or replaced, and a few tiles have no plan. The sample's first four
+ * tiles (a small municipality may have only one) are always one in force, one under review, one
+ * repealed and one in force with its byggnadsarea in m², so even the smallest sample has every
+ * API state and both kinds of byggnadsarea provision.
  */
 import seedrandom from 'seedrandom';
 import { seZoning } from '../../sources/se/zoning.js';
@@ -23,7 +24,7 @@ const USES = ['Bostäder (B)', 'Bostäder (B)', 'Bostäder (B)', 'Centrum (C)', 
 const PLACE_WORDS = ['kvarteret', 'området', 'del av', 'tomterna vid'];
 
 function statusOf(rng: Rng, sampleTile: number): PlanStatus | 'none' {
-  if (sampleTile < 3) return (['lagakraftvunnen', 'granskning', 'upphävd'] as const)[sampleTile];
+  if (sampleTile < 4) return (['lagakraftvunnen', 'granskning', 'upphävd', 'lagakraftvunnen'] as const)[sampleTile];
   const u = rng();
   return u < 0.74 ? 'lagakraftvunnen' : u < 0.8 ? 'antagen' : u < 0.86 ? 'samråd' : u < 0.9 ? 'upphävd' : u < 0.94 ? 'ersatt' : 'none';
 }
@@ -36,8 +37,8 @@ function gridRing(block: SeMunicipalityBlock, r0: number, r1: number, c0: number
   return [[w, s], [e, s], [e, n], [w, n], [w, s]];
 }
 
-function utilizationRules(rng: Rng): { beteckning: string; typ: string; varde: number }[] {
-  const rules = rng() < 0.15
+function utilizationRules(rng: Rng, inM2: boolean): { beteckning: string; typ: string; varde: number }[] {
+  const rules = rng() < 0.15 || inM2
     ? [{ typ: 'byggnadsarea_m2', varde: 10 * intBetween(rng, 12, 30) }]
     : [{ typ: 'byggnadsarea_procent', varde: 5 * intBetween(rng, 4, 9) }];
   if (rng() < 0.4) rules.push({ typ: 'bruttoarea_m2', varde: 50 * intBetween(rng, 4, 30) });
@@ -70,7 +71,7 @@ export function* sampleDetaljplaner(plan: SeSamplePlan): Generator<Record<string
           ...(adopted ? { antagandedatum: adopted } : {}),
           ...(lagakraft ? { lagakraftdatum: lagakraft } : {}),
           anvandning: pick(rng, USES),
-          utnyttjandegrad: utilizationRules(rng),
+          utnyttjandegrad: utilizationRules(rng, sampleTile === 3),
           referenssystem: 'EPSG:3006',
           planomrade: { type: 'Polygon', coordinates: [gridRing(block, r0, r0 + SE_PLAN_CELLS, c0, c0 + SE_PLAN_CELLS)] },
           dokument: [
