@@ -17,6 +17,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ApiContext): vo
     schema: operationSchema({
       operationId: 'listCompanyProperties',
       summary: 'The properties a company holds title to (paged)',
+      description: 'Every property the company is a registered owner of, with its share and when it was registered; ordered by country and cadastre id. An unknown company is 404 (COMPANY_NOT_FOUND).',
       tags: ['companies'],
       access: 'companies.read',
       params: {

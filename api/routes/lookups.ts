@@ -5,7 +5,7 @@ import { checkCountry, normalCadastreId } from '../cadastre-id.js';
 import { ApiProblem } from '../problem.js';
 import { idempotencyHeaders, idempotent } from '../idempotency.js';
 import { chargeCalls } from '../limits/call-counter.js';
-import { countryParam, jsonResponse, operationSchema } from '../schemas/operation.js';
+import { countryParam, idempotentReplayedHeader, jsonResponse, operationSchema, withHeaders } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { fetchProperties } from '../store/property.js';
 import { propertyLinks } from './properties.js';
@@ -36,11 +36,14 @@ export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void
         properties: { cadastreIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } } },
       },
       responses: {
-        200: jsonResponse('The properties found, and the ids that did not resolve', {
-          type: 'object',
-          required: ['items', 'notFound'],
-          properties: { items: { type: 'array', items: ref('Property') }, notFound: { type: 'array', items: { type: 'string' } } },
-        }),
+        200: withHeaders(
+          jsonResponse('The properties found, and the ids that did not resolve', {
+            type: 'object',
+            required: ['items', 'notFound'],
+            properties: { items: { type: 'array', items: ref('Property') }, notFound: { type: 'array', items: { type: 'string' } } },
+          }),
+          { 'Idempotent-Replayed': idempotentReplayedHeader() },
+        ),
       },
       errors: [409, 413, 415],
     }),

@@ -28,6 +28,7 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
     schema: operationSchema({
       operationId: 'getApiCatalog',
       summary: 'The API catalog (RFC 9727): status, scopes and links to the description, docs and changelog',
+      description: 'No token. The answer, on GET and HEAD, names the catalog itself in a Link header with rel="api-catalog".',
       tags: ['platform'],
       access: 'public',
       responses: {
@@ -80,6 +81,7 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
     schema: operationSchema({
       operationId: 'getAuthorizationServerMetadata',
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414): the token endpoint, grant, client authentication and scopes',
+      description: 'No token. The issuer is the base URL, so an OAuth client finds the token endpoint from the issuer alone.',
       tags: ['platform'],
       access: 'public',
       responses: {
@@ -116,6 +118,7 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
     schema: operationSchema({
       operationId: 'getOpenApiDescription',
       summary: 'The OpenAPI 3.1 description of the running version',
+      description: 'No token. Generated from the schemas the running routes validate and serialize with, so it describes exactly what runs.',
       tags: ['platform'],
       access: 'public',
       responses: { 200: jsonResponse('The OpenAPI document', { type: 'string' }, 'application/yaml') },
@@ -128,6 +131,7 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
     schema: operationSchema({
       operationId: 'getDocumentation',
       summary: 'Developer documentation, with the changelog',
+      description: 'No token. Markdown: authentication, errors, limits, idempotency, paging and what each resource holds.',
       tags: ['platform'],
       access: 'public',
       responses: { 200: jsonResponse('The documentation', { type: 'string' }, 'text/markdown') },
@@ -141,6 +145,7 @@ export function registerPlatformRoutes(app: FastifyInstance, ctx: ApiContext): v
     schema: operationSchema({
       operationId: 'getHealth',
       summary: 'Service status: UP when the store answers',
+      description: 'No token. 200 with status UP and the API version when the store answers a query; a failure of the store is 500.',
       tags: ['platform'],
       access: 'public',
       responses: {

@@ -50,7 +50,9 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
     return { country, cadastreId, caller, withNames: caller.scopes.includes('owners.read') };
   };
 
-  const list = (path: string, operationId: string, summary: string, itemSchema: string, fetch: (p: Awaited<ReturnType<typeof resolve>>) => Promise<unknown[]>, description?: string) =>
+  const notFoundNote = 'An unknown property, or one a sandbox client may not see, is 404 (PROPERTY_NOT_FOUND).';
+
+  const list = (path: string, operationId: string, summary: string, itemSchema: string, fetch: (p: Awaited<ReturnType<typeof resolve>>) => Promise<unknown[]>, description: string) =>
     app.get(`/properties/:country/:cadastreId${path}`, {
       config: { access: 'properties.read' },
       schema: operationSchema({
@@ -65,6 +67,7 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
     config: { access: 'properties.read', countsInRead: true },
     schema: operationSchema({
       operationId: 'getProperty', summary: 'A property, with links to its sections, buildings and units', tags: ['properties'],
+      description: `${notFoundNote} A Swedish cadastre id is answered in its normal form, whatever case it was asked in.`,
       access: 'properties.read', params: propertyParams, responses: { 200: jsonResponse('The property', ref('Property')) },
     }),
     // The property query itself answers whether the caller may see it: no separate check.
@@ -80,15 +83,17 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
 
   const ownerNote = 'A person’s name is present only when the token holds scope owners.read; birthYear stays.';
   list('/sections', 'listPropertySections', 'The sections of a property, each with its owners', 'Section', (p) => fetchSections(ctx.db, p.country, p.cadastreId, p.withNames), ownerNote);
-  list('/buildings', 'listPropertyBuildings', 'The buildings on a property', 'Building', (p) => fetchBuildings(ctx.db, p.country, p.cadastreId));
-  list('/units', 'listPropertyUnits', 'The units of a property and of its sections', 'Unit', (p) => fetchUnits(ctx.db, p.country, p.cadastreId, p.caller.sandbox));
+  list('/buildings', 'listPropertyBuildings', 'The buildings on a property', 'Building', (p) => fetchBuildings(ctx.db, p.country, p.cadastreId),
+    `Each building with its status (an enum of the registers’ statuses) and status history. ${notFoundNote}`);
+  list('/units', 'listPropertyUnits', 'The units of a property and of its sections', 'Unit', (p) => fetchUnits(ctx.db, p.country, p.cadastreId, p.caller.sandbox), notFoundNote);
   const wholeShareNote =
     'Each share is of the property as a whole: a section holder’s is the section’s share of the property (as /sections gives it) times the holder’s share of the section, so the shares add up to 1 where the register is complete; one entry per holding, the property’s own holders first, then each section’s in section order.';
   list('/owners', 'listPropertyOwners', 'The rights holders of a property as a whole, across all sections', 'Owner', (p) => fetchOwners(ctx.db, p.country, p.cadastreId, p.withNames), `${wholeShareNote} ${ownerNote}`);
-  list('/tenants', 'listPropertyTenants', 'Companies with a registered business address on the property', 'Tenant', (p) => fetchTenants(ctx.db, p.country, p.cadastreId));
+  list('/tenants', 'listPropertyTenants', 'Companies with a registered business address on the property', 'Tenant', (p) => fetchTenants(ctx.db, p.country, p.cadastreId),
+    `Computed by the nightly derive step: empty until it has run. ${notFoundNote}`);
   list('/comparable-transactions', 'listComparableTransactions', 'Comparable sales, most similar first', 'ComparableTransaction', (p) => fetchComparables(ctx.db, p.country, p.cadastreId, p.withNames, p.caller.sandbox), ownerNote);
-  list('/energy-certificates', 'listEnergyCertificates', 'Energy certificates of the property’s buildings', 'EnergyCertificate', (p) => fetchEnergyCertificates(ctx.db, p.country, p.cadastreId, p.caller.sandbox));
-  list('/certifications', 'listCertifications', 'Environmental certifications of the property’s buildings', 'Certification', (p) => fetchCertifications(ctx.db, p.country, p.cadastreId, p.caller.sandbox));
+  list('/energy-certificates', 'listEnergyCertificates', 'Energy certificates of the property’s buildings', 'EnergyCertificate', (p) => fetchEnergyCertificates(ctx.db, p.country, p.cadastreId, p.caller.sandbox), notFoundNote);
+  list('/certifications', 'listCertifications', 'Environmental certifications of the property’s buildings', 'Certification', (p) => fetchCertifications(ctx.db, p.country, p.cadastreId, p.caller.sandbox), notFoundNote);
   list('/zoning-plans', 'listZoningPlans', 'Zoning plans covering the property (proposed, adopted or repealed)', 'ZoningPlan', async (p) =>
     (await fetchZoningPlans(ctx.db, p.country, p.cadastreId)).map((plan) => ({
       ...plan.plan,
@@ -97,6 +102,7 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
         downloadUrl: signedDocumentUrl(ctx, { country: p.country, municipalityCode: plan.municipalityCode, planId: plan.planId, documentId: document.id }),
       })),
     })),
+    `Plans whose area overlaps the property’s parcels (touching is not covering). Each document’s downloadUrl is signed and valid for an hour. ${notFoundNote}`,
   );
 
   const single = (path: string, operationId: string, summary: string, schema: string, code: string, fetch: (p: Awaited<ReturnType<typeof resolve>>) => Promise<unknown | undefined>) =>
@@ -117,7 +123,7 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
   single('/valuations', 'getValuation', 'The automated valuation of a property', 'Valuation', 'VALUATION_NOT_FOUND', (p) => fetchValuation(ctx.db, p.country, p.cadastreId));
   single('/utilization', 'getUtilization', 'Allowed, built and remaining floor area under the zoning', 'Utilization', 'UTILIZATION_NOT_FOUND', (p) => fetchUtilization(ctx.db, p.country, p.cadastreId));
 
-  const paged = <Row>(path: string, operationId: string, summary: string, schema: string, fetch: (p: Awaited<ReturnType<typeof resolve>>, after: (string | number)[] | undefined, limit: number) => Promise<Row[]>, keyOf: (row: Row) => (string | number)[], itemOf: (row: Row) => unknown, description?: string) =>
+  const paged = <Row>(path: string, operationId: string, summary: string, schema: string, fetch: (p: Awaited<ReturnType<typeof resolve>>, after: (string | number)[] | undefined, limit: number) => Promise<Row[]>, keyOf: (row: Row) => (string | number)[], itemOf: (row: Row) => unknown, description: string) =>
     app.get(`/properties/:country/:cadastreId${path}`, {
       config: { access: 'properties.read' },
       schema: operationSchema({
@@ -133,5 +139,5 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
   paged('/transactions', 'listPropertyTransactions', 'Registered transactions of a property, newest first (paged)', 'Transaction',
     (p, after, limit) => fetchTransactions(ctx.db, p.country, p.cadastreId, p.withNames, after, limit), (row) => [row.registered_at, row.transaction_id], (row) => row.transaction, ownerNote);
   paged('/building-permits', 'listBuildingPermits', 'Building permit cases of a property, newest first (paged)', 'BuildingPermit',
-    (p, after, limit) => fetchBuildingPermits(ctx.db, p.country, p.cadastreId, p.caller.sandbox, after, limit), (row) => [row.applied, row.case_id], (row) => row.permit);
+    (p, after, limit) => fetchBuildingPermits(ctx.db, p.country, p.cadastreId, p.caller.sandbox, after, limit), (row) => [row.applied, row.case_id], (row) => row.permit, notFoundNote);
 }

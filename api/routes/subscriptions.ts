@@ -5,7 +5,7 @@ import { callerOf } from '../request-types.js';
 import { checkCountry, normalCadastreId } from '../cadastre-id.js';
 import { ApiProblem, badRequest, notFound } from '../problem.js';
 import { idempotencyHeaders, idempotent } from '../idempotency.js';
-import { itemsOf, jsonResponse, operationSchema } from '../schemas/operation.js';
+import { emptyResponse, idempotentReplayedHeader, itemsOf, jsonResponse, locationHeader, operationSchema, withHeaders } from '../schemas/operation.js';
 import { EVENT_TYPES } from '../schemas/resources.js';
 import { ref } from '../schemas/values.js';
 import { sealSecret } from '../../lib/secrets/secret-box.js';
@@ -53,7 +53,12 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
       access: 'subscriptions.write',
       headers: idempotencyHeaders,
       body: createBody,
-      responses: { 201: { ...jsonResponse('The new subscription', ref('Subscription')) } },
+      responses: {
+        201: withHeaders(jsonResponse('The new subscription', ref('Subscription')), {
+          Location: locationHeader('The new subscription'),
+          'Idempotent-Replayed': idempotentReplayedHeader(),
+        }),
+      },
       errors: [409, 413, 415],
     }),
     handler: async (request: CreateRequest, reply: FastifyReply) => {
@@ -85,6 +90,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
     schema: operationSchema({
       operationId: 'listSubscriptions',
       summary: 'The caller’s own subscriptions, active and paused',
+      description: 'Only the calling client’s subscriptions; the signing secret is never returned.',
       tags: ['subscriptions'],
       access: 'subscriptions.write',
       responses: { 200: jsonResponse('The caller’s subscriptions', itemsOf(ref('Subscription'))) },
@@ -97,10 +103,11 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
     schema: operationSchema({
       operationId: 'deleteSubscription',
       summary: 'Delete a subscription; delivery stops immediately',
+      description: '204 without a body. Another client’s subscription is 404 (SUBSCRIPTION_NOT_FOUND), exactly like one that does not exist.',
       tags: ['subscriptions'],
       access: 'subscriptions.write',
       params: { type: 'object', required: ['subscriptionId'], properties: { subscriptionId: { type: 'string', format: 'uuid' } } },
-      responses: { 204: { description: 'Deleted', headers: {} } },
+      responses: { 204: emptyResponse('Deleted; no body') },
     }),
     handler: async (request: FastifyRequest<{ Params: { subscriptionId: string } }>, reply: FastifyReply) => {
       // Another tenant's subscription is 404, exactly like one that does not exist.

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { sign, verifySignature } from '../../lib/secrets/signature.js';
 import { ApiProblem } from '../problem.js';
-import { operationSchema } from '../schemas/operation.js';
+import { emptyResponse, locationHeader, operationSchema } from '../schemas/operation.js';
 import { documentSource } from '../store/zoning-plans.js';
 
 /** A zoning plan document's download URL stays valid this long. */
@@ -34,6 +34,7 @@ export function registerZoningDocumentRoute(app: FastifyInstance, ctx: ApiContex
     schema: operationSchema({
       operationId: 'downloadZoningPlanDocument',
       summary: 'Download a zoning plan document through its signed, time-limited URL',
+      description: 'No token: the signature (sig) over the path and its expiry (exp) is the credential. A valid, unexpired URL redirects (302) to the document at its source; an invalid or expired one is 404 (DOCUMENT_NOT_FOUND): fetch the zoning plan again for a fresh URL.',
       tags: ['properties'],
       access: 'public',
       params: {
@@ -51,7 +52,7 @@ export function registerZoningDocumentRoute(app: FastifyInstance, ctx: ApiContex
         required: ['exp', 'sig'],
         properties: { exp: { type: 'integer', minimum: 0 }, sig: { type: 'string', minLength: 1, maxLength: 100 } },
       },
-      responses: { 302: { description: 'Redirect to the document at its source', headers: { Location: { type: 'string', description: 'The document at its source' } } } },
+      responses: { 302: emptyResponse('Redirect to the document at its source; no body', { Location: locationHeader('The document at its source') }) },
       errors: [400, 404],
     }),
     handler: async (request: DocumentRequest, reply: FastifyReply) => {

@@ -41,10 +41,34 @@ export function jsonResponse(description: string, schema: object, mediaType = 'a
   return { description, headers: rateLimitHeaders(), content: { [mediaType]: { schema } } };
 }
 
+/**
+ * A response without a body (204, a redirect). `type: 'null'` is what tells @fastify/swagger to
+ * describe no content at all, instead of an `application/json` body holding nothing.
+ */
+export function emptyResponse(description: string, headers: Record<string, object> = {}) {
+  return { type: 'null', description, headers: { ...rateLimitHeaders(), ...headers } };
+}
+
+/** Response headers an operation sets beyond the RateLimit ones, added to a response built above. */
+export function withHeaders<T extends { headers: object }>(response: T, headers: Record<string, object>): T {
+  return { ...response, headers: { ...response.headers, ...headers } };
+}
+
+/** `Location` of a created resource or of a redirect's target. */
+export const locationHeader = (description: string) => ({ type: 'string', format: 'uri', description });
+
+/** Set on an answer replayed from an earlier request with the same Idempotency-Key (api/idempotency.ts). */
+export const idempotentReplayedHeader = () => ({
+  type: 'string',
+  enum: ['true'],
+  description: 'Present when this answer is the stored one of an earlier request with the same Idempotency-Key',
+});
+
 export interface OperationSpec {
   operationId: string;
   summary: string;
-  description?: string;
+  /** What a client needs beyond the summary; required, so every operation in /openapi.yaml has one. */
+  description: string;
   tags: string[];
   access: Access;
   params?: object;

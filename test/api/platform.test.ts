@@ -1,4 +1,3 @@
-import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { validate } from '@hyperjump/json-schema/openapi-3-1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, get } from './support/api-server.js';
@@ -33,17 +32,13 @@ describe('platform endpoints', () => {
     expect(response.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
   });
 
-  it('describes itself in OpenAPI 3.1, version 0.3.0, a valid document that lints clean', async () => {
-    const { text, document } = await fetchOpenApi(api.baseUrl);
+  // Redocly and Spectral lint it too: openapi-lint.test.ts.
+  it('describes itself in OpenAPI 3.1, version 0.3.0, a document valid against the OpenAPI 3.1 schema', async () => {
+    const { document } = await fetchOpenApi(api.baseUrl);
     expect(document.openapi).toBe('3.1.0');
     expect((document.info as { version: string }).version).toBe('0.3.0');
     const metaValidation = await validate('https://spec.openapis.org/oas/3.1/schema-base', document as never);
     expect(metaValidation.valid).toBe(true);
-    // Redocly's recommended rules, except that an operation must answer 2xx: the signed
-    // document download answers with a redirect (302) by design.
-    const config = await createConfig({ extends: ['recommended'], rules: { 'operation-2xx-response': 'off' } });
-    const problems = await lintFromString({ source: text, absoluteRef: `${api.baseUrl}/openapi.yaml`, config });
-    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`)).toEqual([]);
   });
 
   it('documents exactly the routes that run, each operation of the spec included', async () => {
