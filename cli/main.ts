@@ -13,6 +13,7 @@ import { DEFAULT_EVALUATION_REPORT, evaluateValuationsCommand } from './commands
 import { workerCommand } from './commands/worker.js';
 import { sampleCommand } from './commands/sample.js';
 import { apiCommand } from './commands/api.js';
+import { DEFAULT_OPS_PORT, opsCommand } from './commands/ops.js';
 import { createClientCommand, listClientsCommand } from './commands/clients.js';
 import { addClientLifecycleCommands } from './commands/client-lifecycle.js';
 import { dispatchCommand, listDeliveriesCommand, showDeliveryCommand } from './commands/deliveries.js';
@@ -229,6 +230,12 @@ program
   .description('serve the REST API on PORT (default 8080) until interrupted')
   .addOption(new Option('--port <port>', 'listen on this port instead of PORT').argParser(tcpPort))
   .action(run((o) => apiCommand({ port: o.port })));
+
+program
+  .command('ops')
+  .description(`serve the ops console alone on its own port (default ${DEFAULT_OPS_PORT}) until interrupted; needs NORDPROP_OPS_TOKEN`)
+  .addOption(new Option('--port <port>', 'listen on this port').argParser(tcpPort))
+  .action(run((o) => opsCommand({ port: o.port })));
 
 const clients = program.command('clients').description('API clients (OAuth 2.0 client credentials)');
 clients

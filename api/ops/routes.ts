@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiContext } from '../context.js';
+import type pg from 'pg';
+import type { Config } from '../../lib/config.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
 import { holdsOperatorSecret, operatorSecret } from './operator-credential.js';
@@ -18,9 +19,9 @@ const REALM = 'Basic realm="nordprop ops", charset="UTF-8"';
  * The ops console at /ops (docs/operations.md): read-only HTML pages over the run ledger and
  * the running workflows, for an operator holding NORDPROP_OPS_TOKEN. Without that variable
  * nothing is registered, so /ops answers 404 like any unknown path. Not in /openapi.yaml: it is
- * the operators' surface, not the API's contract.
+ * the operators' surface, not the API's contract. `nordprop ops` serves it alone, on a port of its own.
  */
-export function registerOpsConsole(app: FastifyInstance, ctx: ApiContext): void {
+export function registerOpsConsole(app: FastifyInstance, ctx: { db: pg.Pool; config: Config }): void {
   const secret = operatorSecret();
   if (!secret) return;
   const links = temporalLinks(ctx.config);
