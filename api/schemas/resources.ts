@@ -262,7 +262,14 @@ export const ZoningPlan = {
 export const Utilization = {
   $id: 'Utilization',
   type: 'object',
-  properties: { allowedBya: num, allowedBraM2: num, builtBraM2: num, remainingBraM2: num, basis: str },
+  properties: {
+    allowedBya: num,
+    allowedBraM2: num,
+    builtBraM2: num,
+    remainingBraM2: num,
+    builtBya: { type: 'number', description: "Percent of the plot the property's buildings cover (their footprints), to compare with allowedBya; given where the register has footprints (Sweden)" },
+    basis: str,
+  },
 } as const;
 
 export const BuildingPermit = {

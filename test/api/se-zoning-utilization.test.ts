@@ -114,13 +114,13 @@ describe('Swedish zoning plans and utilization through the API', () => {
     }
   });
 
-  it('/utilization under a byggnadsarea percent provision: the allowed share, the allowed floor area, and a basis with the built-over share', async () => {
+  it('/utilization under a byggnadsarea percent provision: the allowed share, the allowed floor area, the built-over share, and a basis naming the plan', async () => {
     const p = await builtPropertyInsideAdoptedPlan('percent');
     const response = await get(server.baseUrl, `${propertyPath(p.cadastre_id)}/utilization`, reader.token);
     expect(response.status).toBe(200);
     const allowedFloor = p.bra_m2 ?? (p.bya_pct / 100) * p.plot;
-    expect(response.body).toEqual({ allowedBya: p.bya_pct, allowedBraM2: expect.closeTo(allowedFloor, 0), basis: expect.any(String) });
     const share = ((100 * p.built_over) / p.plot).toFixed(1);
+    expect(response.body).toEqual({ allowedBya: p.bya_pct, allowedBraM2: expect.closeTo(allowedFloor, 0), builtBya: Number(share), basis: expect.any(String) });
     expect(response.body.basis).toContain(`Plan in force ${p.plan_id} "${p.name}" (laga kraft ${p.adopted_date})`);
     expect(response.body.basis).toContain(`byggnadsarea ${p.bya_pct} % of the plot`);
     expect(response.body.basis).toContain(`= ${share} % of the plot`);
