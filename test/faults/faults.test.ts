@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingTableName } from '../../activities/staging-table.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { liveDigest } from '../support/live-snapshot.js';
+import { activityExecutions } from './support/activity-history.js';
 import { BAD_FILES, writeDropped } from './support/bad-files.js';
 import { expectLiveIsAOrB, expectSettledRun, holdStage, lockLive } from './support/faults.js';
 import { addressCsv, ADDRESS_FILE, teigGml, TEIG_FILE, writeInput, zipOf } from './support/snapshots.js';
@@ -45,6 +46,12 @@ describe.concurrent('faults of one run, each in a database and worker of its own
     await hold.release();
     await s.worker.start();
     expect(await expectSettledRun(stack, s, run, await settle(run, 4 * MINUTE))).toBe('B');
+    // The restarted worker polls the same queue of its own (its data folder keeps the id): the
+    // stage is retried there and resumes; nothing is downloaded again.
+    const activities = await activityExecutions(stack.client, run.ingestWorkflowId);
+    expect(activities.filter((a) => a.type === 'downloadArtifact').length, 'downloads').toBe(1);
+    expect(activities.filter((a) => a.type === 'stageArtifact').map((a) => [a.outcome, a.attempt > 1]), 'the stage, retried').toEqual([['completed', true]]);
+    expect(s.worker.output(), 'the retried stage resumed after the committed chunks').not.toMatch(/staging again from the start/);
   }, 6 * MINUTE);
 
   it('worker SIGKILLed inside the publish transaction: a new worker finishes the run and publishes B', async ({ onTestFinished }) => {
