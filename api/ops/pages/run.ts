@@ -46,6 +46,8 @@ export async function runPage(db: pg.Pool, links: TemporalLinks, runId: string, 
   const ingestLink = (sourceId: string) => (run.kind === 'derive' ? (run.workflowId ? links.workflow(run.workflowId) : links.run(runId)) : links.workflow(ingestWorkflowId(sourceId, runId)));
   const pageHref = (page: number) => href(`/ops/runs/${encodeURIComponent(runId)}`, { source: filter.sourceId, reason: filter.reason, page: page > 1 ? page : undefined }) + '#rejects';
   const first = (pageNumber - 1) * REJECTS_PER_PAGE;
+  // A page past the end (an old link, fewer rows after a filter) leads back to the last one.
+  const lastPage = Math.max(1, Math.ceil(total / REJECTS_PER_PAGE));
   // The source filtered on stays selectable even when it has no rejected row in this run.
   const sourceOptions = filter.sourceId && !rejectSources.some((s) => s.sourceId === filter.sourceId) ? [...rejectSources, { sourceId: filter.sourceId, rows: 0 }] : rejectSources;
   const body = html`<h1>Run ${runId} ${outcomeBadge(run.outcome)}</h1>
@@ -79,11 +81,11 @@ ${s.error ? html`<div class="error" role="alert">${s.error}</div>` : ''}
 <label>reason contains <input type="search" name="reason" value="${filter.reason ?? ''}"></label>
 <button type="submit">Filter</button>
 </form>
-<p class="muted" id="rejects-count">${total ? `rows ${first + 1}–${first + rejects.length} of ${formatCount(total)}` : 'no row matches'}${filter.sourceId || filter.reason ? ' (filtered)' : ''}</p>
+<p class="muted" id="rejects-count">${!total ? 'no row matches' : rejects.length ? `rows ${first + 1}–${first + rejects.length} of ${formatCount(total)}` : `no row on page ${pageNumber}: ${formatCount(total)} match`}${filter.sourceId || filter.reason ? ' (filtered)' : ''}</p>
 ${rejects.length ? html`<table class="list" id="reject-rows">
 <thead><tr><th>source</th><th class="n">position</th><th>disposition</th><th>reason</th><th>raw text</th></tr></thead>
 <tbody>${rejects.map((r) => html`<tr><td>${r.sourceId}</td><td class="n">${r.position ?? ''}</td><td>${r.disposition}</td><td class="reason">${r.reason}</td><td><pre class="raw">${r.raw ?? ''}</pre></td></tr>`)}</tbody>
 </table>` : ''}
-<p class="pager">${pageNumber > 1 ? html`<a rel="prev" href="${pageHref(pageNumber - 1)}">← previous ${REJECTS_PER_PAGE}</a> ` : ''}${first + rejects.length < total ? html`<a rel="next" href="${pageHref(pageNumber + 1)}">next ${REJECTS_PER_PAGE} →</a>` : ''}</p>`;
+<p class="pager">${pageNumber > 1 ? html`<a rel="prev" href="${pageHref(Math.min(pageNumber - 1, lastPage))}">← previous ${REJECTS_PER_PAGE}</a> ` : ''}${first + rejects.length < total ? html`<a rel="next" href="${pageHref(pageNumber + 1)}">next ${REJECTS_PER_PAGE} →</a>` : ''}</p>`;
   return { title: `run ${runId}`, body };
 }

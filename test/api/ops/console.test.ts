@@ -210,6 +210,9 @@ describe('in the browser', () => {
     await Promise.all([page.waitForNavigation(), page.click('form.filters button')]);
     expect(await text('#rejects-count')).toBe('rows 1–50 of 55 (filtered)');
     expect(new Set(await texts('#reject-rows td.reason'))).toEqual(new Set(['row has 4 columns, the header has 46']));
+    await page.goto(opsUrl(`/ops/runs/${runs.guard.runId}?page=9`));
+    expect(await text('#rejects-count')).toBe('no row on page 9: 56 match');
+    expect(await page.$eval('a[rel="prev"]', (a) => a.getAttribute('href'))).toBe(`/ops/runs/${runs.guard.runId}?page=2#rejects`);
     await page.goto(opsUrl(`/ops/runs/${runs.guard.runId}?source=no-permits`));
     expect(await text('#rejects-count')).toBe('no row matches (filtered)');
   });
