@@ -43,6 +43,7 @@ export function registerOpsConsole(app: FastifyInstance, ctx: { db: pg.Pool; con
         .header('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`)
         .header('Cache-Control', 'no-store')
         .header('Referrer-Policy', 'no-referrer')
+        .header('X-Content-Type-Options', 'nosniff')
         .type('text/html; charset=utf-8')
         .send(page({ ...content, nonce, temporalUi: links.home }));
     };

@@ -29,6 +29,8 @@ describe('nordprop ops', () => {
     expect((await fetch(`${base}/ops`)).status).toBe(401);
     const page = await fetch(`${base}/ops`, { headers: { authorization: `Basic ${Buffer.from(`me:${SECRET}`).toString('base64')}` } });
     expect(page.status).toBe(200);
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; /);
     expect(await page.text()).toContain('<h1>The last 30 nights</h1>');
     // Only the console: none of the API.
     expect((await fetch(`${base}/openapi.yaml`)).status).toBe(404);
