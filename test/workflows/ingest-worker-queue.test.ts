@@ -1,10 +1,13 @@
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMITS_FILE_NAME } from '../../sources/no/permits.js';
 import { CERTIFICATION_FILE_NAME } from '../../sources/no/certification.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { activityExecutions } from '../faults/support/activity-history.js';
+import { ADDRESS_FILE, zipOf } from '../faults/support/snapshots.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runBackfill, runRefresh, sourceOf } from '../support/runs.js';
@@ -51,5 +54,42 @@ describe('ingestSource on a worker with a queue of its own', () => {
     expect(sourceOf(summary, 'no-certification')).toMatchObject({ outcome: 'published', rowsStaged: 6 });
     const activities = await ingestActivities(summary.runId, 'no-certification');
     expect(activities.filter((a) => a.type === 'stageArtifact').map((a) => [a.attempt, a.outcome])).toEqual([[1, 'completed']]);
+  });
+});
+
+describe('two runs downloading at once on one worker', () => {
+  it('files of the same name from two URLs do not share a download file: both runs publish, no download or stage attempt fails', async () => {
+    // Two different registers under one file name, answered half by half only once both were
+    // asked for, so that the two downloads write at the same time.
+    const files: Record<string, Buffer> = {
+      '/a': await readFile(REAL_ADDRESS_ZIP),
+      '/b': await zipOf(`${ADDRESS_FILE}.csv`, await readFile(path.join(__dirname, '../fixtures/no/address/kristiansand-40-rows.csv')), true),
+    };
+    const waiting: (() => void)[] = [];
+    let requests = 0;
+    const server = createServer((request, response) => {
+      const body = files[path.dirname(request.url ?? '')];
+      if (!body) return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-length': body.length });
+      // A retried download (after the two first ones) gets its file at once.
+      if (++requests > 2) return void response.end(body);
+      response.write(body.subarray(0, body.length >> 1));
+      waiting.push(() => response.end(body.subarray(body.length >> 1)));
+      if (waiting.length === 2) for (const finish of waiting.splice(0)) setTimeout(finish, 100);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = (folder: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${folder}/${ADDRESS_FILE}.zip`;
+    try {
+      const summaries = await Promise.all(['/a', '/b'].map((folder) => runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'no-address', input: url(folder), force: true })));
+      for (const summary of summaries) {
+        const activities = await ingestActivities(summary.runId, 'no-address');
+        const failed = activities.filter((a) => ['downloadArtifact', 'stageArtifact'].includes(a.type) && (a.attempt !== 1 || a.outcome !== 'completed'));
+        expect(failed.map((a) => `${a.type} attempt ${a.attempt} ${a.outcome}: ${a.lastFailure ?? a.failure ?? ''}`), `${summary.runId}: failed attempts`).toEqual([]);
+        expect(summary.outcome, `${summary.runId}: ${sourceOf(summary, 'no-address').error ?? ''}`).toBe('succeeded');
+      }
+      expect(summaries.map((summary) => sourceOf(summary, 'no-address').rowsRead).sort()).toEqual([40, 47]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
