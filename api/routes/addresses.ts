@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { ApiContext } from '../context.js';
 import { callerOf } from '../request-types.js';
 import { checkCountry } from '../cadastre-id.js';
@@ -12,10 +14,9 @@ import { badRequest } from '../problem.js';
 
 const DECIMAL = /^[+-]?[0-9]{1,3}(?:\.[0-9]{1,20})?$/;
 
-type AddressRequest = FastifyRequest<{ Params: { country: string; address: string } }>;
-type CoordinateRequest = FastifyRequest<{ Params: { country: string; lat: number; lon: number } }>;
-
-export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): void {
+export function registerAddressRoutes(fastify: FastifyInstance, ctx: ApiContext): void {
+  // Request types inferred from the route schemas (schemas/operation.ts).
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/addresses/:country/:address', {
     config: { access: 'properties.read' },
     schema: operationSchema({
@@ -27,15 +28,11 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
         + 'Every query is served by an index at a bounded cost; 503 if the store could not answer within a second.',
       tags: ['addresses'],
       access: 'properties.read',
-      params: {
-        type: 'object',
-        required: ['country', 'address'],
-        properties: { country: countryParam, address: { type: 'string', minLength: 3, maxLength: 200, description: 'URL-encoded address text' } },
-      },
+      params: Type.Object({ country: countryParam, address: Type.String({ minLength: 3, maxLength: 200, description: 'URL-encoded address text' }) }),
       responses: { 200: jsonResponse('Matching addresses, best first', itemsOf(ref('Address'))) },
       errors: [503],
     }),
-    handler: async (request: AddressRequest) => {
+    handler: async (request) => {
       const country = checkCountry(ctx.countries, request.params.country);
       return { items: await searchAddresses(ctx.db, country, request.params.address, callerOf(request).sandbox) };
     },
@@ -50,11 +47,7 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
       description: 'Outside every registered property: 200 without property, with empty buildings and addresses.',
       tags: ['addresses'],
       access: 'properties.read',
-      params: {
-        type: 'object',
-        required: ['country', 'lat', 'lon'],
-        properties: { country: countryParam, lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } },
-      },
+      params: Type.Object({ country: countryParam, lat: Type.Number({ minimum: -90, maximum: 90 }), lon: Type.Number({ minimum: -180, maximum: 180 }) }),
       responses: {
         200: jsonResponse('The covering property, or none', {
           type: 'object',
@@ -70,7 +63,7 @@ export function registerAddressRoutes(app: FastifyInstance, ctx: ApiContext): vo
         if (!DECIMAL.test(String(raw[name]))) throw badRequest(`${name} "${raw[name]}" is not a decimal number of degrees`);
       }
     },
-    handler: async (request: CoordinateRequest) => {
+    handler: async (request) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const { count, ...answer } = await resolveCoordinate(ctx.lookups, country, request.params.lat, request.params.lon, callerOf(request).sandbox, countForRead(request));
       if (count) countedRead(request, count);

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { ApiContext } from '../context.js';
 import { callerOf } from '../request-types.js';
 import { checkCountry, normalCadastreId } from '../cadastre-id.js';
@@ -10,15 +12,15 @@ import { ref } from '../schemas/values.js';
 import { fetchProperties } from '../store/property.js';
 import { propertyLinks } from './properties.js';
 
-type LookupRequest = FastifyRequest<{ Params: { country: string }; Body: { cadastreIds: string[] }; Headers: { 'idempotency-key': string } }>;
-
 /**
  * POST /properties/{country}/lookups: up to 100 properties in one call. Ids that do not resolve
  * (unknown, malformed, or not a demo property for a sandbox) are listed in notFound, never 404;
  * 404 means the country is not served. Each id counts as one call (the request itself was
  * counted as one by the guard), charged with the stored response or not at all.
  */
-export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void {
+export function registerLookupRoute(fastify: FastifyInstance, ctx: ApiContext): void {
+  // Request types inferred from the route schemas (schemas/operation.ts).
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/properties/:country/lookups', {
     config: { access: 'properties.read' },
     schema: operationSchema({
@@ -27,14 +29,12 @@ export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void
       description: 'Each requested id counts as one call against the daily quota, resolved or not, charged together with the answer: a request that fails is not charged for its ids. The same Idempotency-Key replays the same response for 24 hours, without charging the ids again.',
       tags: ['properties'],
       access: 'properties.read',
-      params: { type: 'object', required: ['country'], properties: { country: countryParam } },
+      params: Type.Object({ country: countryParam }),
       headers: idempotencyHeaders,
-      body: {
-        type: 'object',
-        required: ['cadastreIds'],
-        additionalProperties: false,
-        properties: { cadastreIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } } },
-      },
+      body: Type.Object(
+        { cadastreIds: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }) },
+        { additionalProperties: false },
+      ),
       responses: {
         200: withHeaders(
           jsonResponse('The properties found, and the ids that did not resolve', {
@@ -47,7 +47,7 @@ export function registerLookupRoute(app: FastifyInstance, ctx: ApiContext): void
       },
       errors: [409, 413, 415],
     }),
-    handler: async (request: LookupRequest, reply: FastifyReply) => {
+    handler: async (request, reply) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const caller = callerOf(request);
       const ids = request.body.cadastreIds;

@@ -1,9 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Caller } from '../auth/tokens.js';
 import type { ApiContext } from '../context.js';
 import { callerOf } from '../request-types.js';
 import { checkCountry, normalCadastreId } from '../cadastre-id.js';
 import { notFound } from '../problem.js';
-import { itemsOf, jsonResponse, operationSchema, pageQuery, propertyParams } from '../schemas/operation.js';
+import { itemsOf, jsonResponse, operationSchema, pageQuery, pageRequest, propertyParams, type PropertyParams } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { page } from '../paging.js';
 import { fetchProperty, propertyVisible } from '../store/property.js';
@@ -23,8 +25,6 @@ import { fetchUtilization } from '../store/utilization.js';
 import { fetchBuildingPermits } from '../store/building-permits.js';
 import { signedDocumentUrl } from './zoning-documents.js';
 
-type PropertyRequest = FastifyRequest<{ Params: { country: string; cadastreId: string }; Querystring: { pageSize: number; pageToken?: string } }>;
-
 /** Links from a property to its sub-resources, absolute as the spec's Link requires. */
 export function propertyLinks(baseUrl: string, country: string, cadastreId: string) {
   const base = `${baseUrl}/properties/${country}/${encodeURIComponent(cadastreId)}`;
@@ -39,8 +39,10 @@ export function propertyLinks(baseUrl: string, country: string, cadastreId: stri
  * The fourteen property operations. Each checks the country is served, the id has its country's
  * shape and the property exists (and is a demo property for a sandbox client), else 404.
  */
-export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const resolve = async (request: PropertyRequest) => {
+export function registerPropertyRoutes(fastify: FastifyInstance, ctx: ApiContext): void {
+  // Request types inferred from the route schemas (schemas/operation.ts).
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const resolve = async (request: { params: PropertyParams; caller?: Caller }) => {
     const country = checkCountry(ctx.countries, request.params.country);
     const cadastreId = normalCadastreId(country, request.params.cadastreId);
     const caller = callerOf(request);
@@ -59,7 +61,7 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
         operationId, summary, description, tags: ['properties'], access: 'properties.read', params: propertyParams,
         responses: { 200: jsonResponse(summary, itemsOf(ref(itemSchema))) },
       }),
-      handler: async (request: PropertyRequest) => ({ items: await fetch(await resolve(request)) }),
+      handler: async (request) => ({ items: await fetch(await resolve(request)) }),
     });
 
   app.get('/properties/:country/:cadastreId', {
@@ -71,7 +73,7 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
       access: 'properties.read', params: propertyParams, responses: { 200: jsonResponse('The property', ref('Property')) },
     }),
     // The property query itself answers whether the caller may see it: no separate check.
-    handler: async (request: PropertyRequest) => {
+    handler: async (request) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const cadastreId = normalCadastreId(country, request.params.cadastreId);
       const { property: found, count } = await fetchProperty(ctx.lookups, country, cadastreId, callerOf(request).sandbox, countForRead(request));
@@ -113,7 +115,7 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
         description: `404 (code ${code}) until the nightly derive step has computed it for this property.`,
         responses: { 200: jsonResponse(summary, ref(schema)) },
       }),
-      handler: async (request: PropertyRequest) => {
+      handler: async (request) => {
         const p = await resolve(request);
         const found = await fetch(p);
         if (!found) throw notFound(code, `no ${path.slice(1)} computed for ${p.country} ${p.cadastreId} yet`);
@@ -130,10 +132,10 @@ export function registerPropertyRoutes(app: FastifyInstance, ctx: ApiContext): v
         operationId, summary, description, tags: ['properties'], access: 'properties.read', params: propertyParams, querystring: pageQuery,
         responses: { 200: jsonResponse(summary, itemsOf(ref(schema), true)) },
       }),
-      handler: async (request: PropertyRequest) => {
+      handler: async (request) => {
         const p = await resolve(request);
         const query = { operation: operationId, params: { country: p.country, cadastreId: p.cadastreId }, clientId: p.caller.clientId };
-        return page(ctx.keys.pageToken, query, request.query, (after, limit) => fetch(p, after, limit), keyOf, itemOf);
+        return page(ctx.keys.pageToken, query, pageRequest(request.query), (after, limit) => fetch(p, after, limit), keyOf, itemOf);
       },
     });
   paged('/transactions', 'listPropertyTransactions', 'Registered transactions of a property, newest first (paged)', 'Transaction',

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import type pg from 'pg';
 import type { ApiContext } from '../context.js';
 import { callerOf } from '../request-types.js';
@@ -6,7 +8,7 @@ import { checkCountry, normalCadastreId } from '../cadastre-id.js';
 import { ApiProblem, badRequest, notFound } from '../problem.js';
 import { idempotencyHeaders, idempotent } from '../idempotency.js';
 import { emptyResponse, idempotentReplayedHeader, itemsOf, jsonResponse, locationHeader, operationSchema, withHeaders } from '../schemas/operation.js';
-import { EVENT_TYPES } from '../schemas/resources.js';
+import { EVENT_TYPES, SubscriptionTarget as SubscriptionTargetSchema } from '../schemas/resources.js';
 import { ref } from '../schemas/values.js';
 import { sealSecret } from '../../lib/secrets/secret-box.js';
 import { propertyVisible } from '../store/property.js';
@@ -14,27 +16,20 @@ import { companyVisible } from '../store/visibility.js';
 import { deleteSubscription, insertSubscription, listSubscriptions, lockedSubscriptionCount, type SubscriptionTarget } from '../store/subscriptions.js';
 import { TargetPolicy, WebhookTargetRefused } from '../../events/target-policy.js';
 
-interface CreateBody {
-  target: SubscriptionTarget;
-  events: string[];
-  webhookUrl: string;
-  secret: string;
-}
-type CreateRequest = FastifyRequest<{ Body: CreateBody; Headers: { 'idempotency-key': string } }>;
-
-const createBody = {
-  type: 'object',
-  required: ['target', 'events', 'webhookUrl', 'secret'],
-  additionalProperties: false,
-  properties: {
-    target: ref('SubscriptionTarget'),
-    events: { type: 'array', minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, items: { type: 'string', enum: EVENT_TYPES } },
-    webhookUrl: { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2000, description: 'HTTPS endpoint receiving the CloudEvents' },
-    secret: { type: 'string', minLength: 16, maxLength: 256, description: 'The signing secret for Service-Signature; never returned' },
+const createBody = Type.Object(
+  {
+    // The shared schema by reference, typed as that schema.
+    target: Type.Unsafe<Static<typeof SubscriptionTargetSchema>>(ref('SubscriptionTarget')),
+    events: Type.Array({ type: 'string', enum: EVENT_TYPES } as const, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
+    webhookUrl: Type.String({ format: 'uri', pattern: '^https://', maxLength: 2000, description: 'HTTPS endpoint receiving the CloudEvents' }),
+    secret: Type.String({ minLength: 16, maxLength: 256, description: 'The signing secret for Service-Signature; never returned' }),
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext): void {
+export function registerSubscriptionRoutes(fastify: FastifyInstance, ctx: ApiContext): void {
+  // Request types inferred from the route schemas (schemas/operation.ts).
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // Where webhooks may go (docs/webhooks.md): global unicast addresses and what the operator allows.
   const targets = new TargetPolicy(ctx.config.webhooks.allowedHosts);
   const maxSubscriptions = ctx.config.webhooks.maxSubscriptionsPerClient;
@@ -61,7 +56,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
       },
       errors: [409, 413, 415],
     }),
-    handler: async (request: CreateRequest, reply: FastifyReply) => {
+    handler: async (request, reply) => {
       const caller = callerOf(request);
       const body = request.body;
       // Before the transaction: this may wait for DNS.
@@ -106,10 +101,10 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: ApiContext
       description: '204 without a body. Another client’s subscription is 404 (SUBSCRIPTION_NOT_FOUND), exactly like one that does not exist.',
       tags: ['subscriptions'],
       access: 'subscriptions.write',
-      params: { type: 'object', required: ['subscriptionId'], properties: { subscriptionId: { type: 'string', format: 'uuid' } } },
+      params: Type.Object({ subscriptionId: Type.String({ format: 'uuid' }) }),
       responses: { 204: emptyResponse('Deleted; no body') },
     }),
-    handler: async (request: FastifyRequest<{ Params: { subscriptionId: string } }>, reply: FastifyReply) => {
+    handler: async (request, reply) => {
       // Another tenant's subscription is 404, exactly like one that does not exist.
       if (!(await deleteSubscription(ctx.db, callerOf(request).clientId, request.params.subscriptionId))) {
         throw notFound('SUBSCRIPTION_NOT_FOUND', `no subscription ${request.params.subscriptionId}`);

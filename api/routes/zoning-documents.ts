@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import type { ApiContext } from '../context.js';
 import { sign, verifySignature } from '../../lib/secrets/signature.js';
 import { ApiProblem } from '../problem.js';
@@ -8,12 +10,14 @@ import { documentSource } from '../store/zoning-plans.js';
 /** A zoning plan document's download URL stays valid this long. */
 export const DOCUMENT_URL_LIFETIME_S = 3600;
 
-interface DocumentKey {
-  country: string;
-  municipalityCode: string;
-  planId: string;
-  documentId: string;
-}
+/** A document's path parameters: its plan's country, municipality and id, and its own id. */
+const documentParams = Type.Object({
+  country: Type.String({ pattern: '^[A-Z]{2}$' }),
+  municipalityCode: Type.String({ pattern: '^[0-9]{4}$' }),
+  planId: Type.String({ minLength: 1, maxLength: 200 }),
+  documentId: Type.String({ minLength: 1, maxLength: 200 }),
+});
+type DocumentKey = Static<typeof documentParams>;
 
 const documentPath = (k: DocumentKey) =>
   `/zoning-plan-documents/${k.country}/${k.municipalityCode}/${encodeURIComponent(k.planId)}/${encodeURIComponent(k.documentId)}`;
@@ -25,10 +29,10 @@ export function signedDocumentUrl(ctx: ApiContext, key: DocumentKey, now = Date.
   return `${ctx.baseUrl}${path}?exp=${exp}&sig=${sign(ctx.keys.documentUrl, `${path}?exp=${exp}`)}`;
 }
 
-type DocumentRequest = FastifyRequest<{ Params: DocumentKey; Querystring: { exp: number; sig: string } }>;
-
 /** The signed URL itself is the credential: no token; a valid signature redirects to the document. */
-export function registerZoningDocumentRoute(app: FastifyInstance, ctx: ApiContext): void {
+export function registerZoningDocumentRoute(fastify: FastifyInstance, ctx: ApiContext): void {
+  // Request types inferred from the route schemas (schemas/operation.ts).
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/zoning-plan-documents/:country/:municipalityCode/:planId/:documentId', {
     config: { access: 'public' },
     schema: operationSchema({
@@ -37,25 +41,12 @@ export function registerZoningDocumentRoute(app: FastifyInstance, ctx: ApiContex
       description: 'No token: the signature (sig) over the path and its expiry (exp) is the credential. A valid, unexpired URL redirects (302) to the document at its source; an invalid or expired one is 404 (DOCUMENT_NOT_FOUND): fetch the zoning plan again for a fresh URL.',
       tags: ['properties'],
       access: 'public',
-      params: {
-        type: 'object',
-        required: ['country', 'municipalityCode', 'planId', 'documentId'],
-        properties: {
-          country: { type: 'string', pattern: '^[A-Z]{2}$' },
-          municipalityCode: { type: 'string', pattern: '^[0-9]{4}$' },
-          planId: { type: 'string', minLength: 1, maxLength: 200 },
-          documentId: { type: 'string', minLength: 1, maxLength: 200 },
-        },
-      },
-      querystring: {
-        type: 'object',
-        required: ['exp', 'sig'],
-        properties: { exp: { type: 'integer', minimum: 0 }, sig: { type: 'string', minLength: 1, maxLength: 100 } },
-      },
+      params: documentParams,
+      querystring: Type.Object({ exp: Type.Integer({ minimum: 0 }), sig: Type.String({ minLength: 1, maxLength: 100 }) }),
       responses: { 302: emptyResponse('Redirect to the document at its source; no body', { Location: locationHeader('The document at its source') }) },
       errors: [400, 404],
     }),
-    handler: async (request: DocumentRequest, reply: FastifyReply) => {
+    handler: async (request, reply) => {
       const path = documentPath(request.params);
       const { exp, sig } = request.query;
       if (!verifySignature(ctx.keys.documentUrl, `${path}?exp=${exp}`, sig) || exp < Date.now() / 1000) {

@@ -1,4 +1,5 @@
 import type { FastifySchema } from 'fastify';
+import { Type, type Static, type TSchema } from 'typebox';
 import { NO_CADASTRE_ID_PATTERN } from '../cadastre-id.js';
 import { SE_CADASTRE_ID_PATTERN } from '../../sources/se/cadastre-id.js';
 import type { Access } from '../request-types.js';
@@ -64,17 +65,24 @@ export const idempotentReplayedHeader = () => ({
   description: 'Present when this answer is the stored one of an earlier request with the same Idempotency-Key',
 });
 
-export interface OperationSpec {
+/**
+ * An operation's request parts (path, query, headers, body) are TypeBox schemas: JSON Schema at
+ * run time (Ajv validates them, @fastify/swagger describes them), and through the TypeBox type
+ * provider the handler's request type, so no request shape is written twice.
+ */
+type RequestPart = TSchema | undefined;
+
+export interface OperationSpec<Params extends RequestPart = undefined, Query extends RequestPart = undefined, Headers extends RequestPart = undefined, Body extends RequestPart = undefined> {
   operationId: string;
   summary: string;
   /** What a client needs beyond the summary; required, so every operation in /openapi.yaml has one. */
   description: string;
   tags: string[];
   access: Access;
-  params?: object;
-  querystring?: object;
-  headers?: object;
-  body?: object;
+  params?: Params;
+  querystring?: Query;
+  headers?: Headers;
+  body?: Body;
   consumes?: string[];
   /** Success responses by status. */
   responses: Record<number, object>;
@@ -120,7 +128,18 @@ export function answersPersonalData(schema: { response?: unknown } | undefined):
 
 const noStoreHeader = () => ({ type: 'string', enum: ['no-store'], description: 'The answer holds personal data: no cache may store it' });
 
-export function operationSchema(spec: OperationSpec): FastifySchema {
+/** What operationSchema gives a route: its request parts keep their TypeBox types for the type provider. */
+export type OperationSchema<Params extends RequestPart, Query extends RequestPart, Headers extends RequestPart, Body extends RequestPart> = FastifySchema & {
+  params: Params;
+  querystring: Query;
+  headers: Headers;
+  body: Body;
+  response: Record<number, unknown>;
+};
+
+export function operationSchema<Params extends RequestPart = undefined, Query extends RequestPart = undefined, Headers extends RequestPart = undefined, Body extends RequestPart = undefined>(
+  spec: OperationSpec<Params, Query, Headers, Body>,
+): OperationSchema<Params, Query, Headers, Body> {
   const defaultErrors = spec.access === 'public' ? [429, 500] : spec.access === 'token' ? [401, 429, 500] : [400, 401, 403, 404, 429, 500];
   const querystring = spec.ignoreUnknownQuery ? spec.querystring : closedQuery(spec.querystring);
   const statuses = [...new Set([...(spec.params || querystring || spec.body || spec.headers ? [400] : []), ...defaultErrors, ...(spec.errors ?? [])])].sort();
@@ -147,13 +166,12 @@ export function operationSchema(spec: OperationSpec): FastifySchema {
     response,
   };
   // Fastify warns about parts present but undefined; leave them out.
-  return Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined)) as FastifySchema;
+  return Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined)) as unknown as OperationSchema<Params, Query, Headers, Body>;
 }
 
 /** Path parameters shared by the property operations. */
-export const countryParam = { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code: NO or SE' } as const;
-export const cadastreIdParam = {
-  type: 'string',
+export const countryParam = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code: NO or SE' });
+export const cadastreIdParam = Type.String({
   minLength: 3,
   maxLength: 100,
   description:
@@ -161,21 +179,24 @@ export const cadastreIdParam = {
     `Sweden: kommunkod_TRAKT[_BLOCK]_ENHET, pattern ${SE_CADASTRE_ID_PATTERN}: the trakt in upper case with its spaces as "-", ` +
     'the block a number or a letter code (S samfällighet, GA gemensamhetsanläggning, FA fiskeområde), no block for a kvarter: ' +
     '0180_KUNGSHOLMEN_1_2, 2480_TOLVMANSGÅRDEN_4, 0114_FACKLAN_S_12, 0882_BERGA_GA_1. A Swedish id is read in any case (a space as "-") and answered in this form.',
-} as const;
-export const propertyParams = {
-  type: 'object',
-  required: ['country', 'cadastreId'],
-  properties: { country: countryParam, cadastreId: cadastreIdParam },
-} as const;
+});
+export const propertyParams = Type.Object({ country: countryParam, cadastreId: cadastreIdParam });
+export type PropertyParams = Static<typeof propertyParams>;
 
-export const pageQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    pageSize: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-    pageToken: { type: 'string', minLength: 1, maxLength: 2000, description: 'The previous response’s nextPageToken, verbatim' },
+const DEFAULT_PAGE_SIZE = 50;
+export const pageQuery = Type.Object(
+  {
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE })),
+    pageToken: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'The previous response’s nextPageToken, verbatim' })),
   },
-} as const;
+  { additionalProperties: false },
+);
+
+/**
+ * The page a paged operation was asked for. Ajv has already filled in the default page size; the
+ * fallback only tells the type, which TypeBox leaves optional for a property with a default.
+ */
+export const pageRequest = (query: Static<typeof pageQuery>) => ({ pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: query.pageToken });
 
 export const itemsOf = (schema: object, paged = false) => ({
   type: 'object',
