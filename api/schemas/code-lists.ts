@@ -1,8 +1,9 @@
 /**
- * The values the API writes for building status and transaction kind: the spec names a few
+ * The values the API writes for its code fields. For building status and transaction kind the spec names a few
  * (`IN_USE`, `UNDER_CONSTRUCTION`; `SALE`); the registers hold more, each kept under a name of its
  * own rather than folded into those, and the OpenAPI document lists every one as an enum.
- * test/api/code-lists.test.ts checks that the source adapters emit nothing outside these lists.
+ * test/api/code-lists.test.ts checks building status, heating grade and energy label against the
+ * adapters' mappings and the exchange format.
  */
 
 /** Building status: Norway's bygningsstatus codes as sources/no/building-codes.ts maps them. */
@@ -39,3 +40,17 @@ export const TRANSACTION_KINDS = [
   'EXPROPRIATION', // ekspropriasjon
   'OTHER', // annet; any other fång
 ] as const;
+
+/**
+ * Energy label (Norway's energikarakter, Sweden's energiklass), of a certificate and of a unit:
+ * sources/no/energy-csv.ts and sources/se/energy-declaration.ts refuse anything else, the
+ * matrikkel exchange format (schema/exchange/no-matrikkel-detail.schema.json) allows only these.
+ */
+export const ENERGY_LABELS = ['A', 'B', 'C', 'D', 'E', 'F', 'G'] as const;
+
+/** Enova's heating grade (oppvarmingskarakter), best first, as sources/no/energy-csv.ts names the colours. */
+export const HEATING_GRADES = ['GREEN', 'LIGHT_GREEN', 'YELLOW', 'ORANGE', 'RED'] as const;
+
+/** A unit's kitchen access and ownership form, as sources/no/matrikkel-detail.ts maps the matrikkel's codes. */
+export const KITCHEN_ACCESS = ['OWN_KITCHEN', 'SHARED_KITCHEN', 'NO_KITCHEN'] as const;
+export const OWNERSHIP_FORMS = ['FREEHOLD', 'HOUSING_COOPERATIVE', 'SHARE', 'RENTAL'] as const;

@@ -1,6 +1,6 @@
 import { date, ref, registeredAt, timestamp } from './values.js';
 import { COUNTRIES } from '../../lib/domain/country.js';
-import { BUILDING_STATUSES, TRANSACTION_KINDS } from './code-lists.js';
+import { BUILDING_STATUSES, ENERGY_LABELS, HEATING_GRADES, KITCHEN_ACCESS, OWNERSHIP_FORMS, TRANSACTION_KINDS } from './code-lists.js';
 
 /** The resources the API serves; /openapi.yaml publishes them as its components (docs/design.md). */
 
@@ -16,6 +16,9 @@ const buildingStatus = () => ({
   enum: [...BUILDING_STATUSES],
   description: 'IN_USE and UNDER_CONSTRUCTION as the spec names them; every other status of the register under a name of its own',
 });
+
+// Fresh, like buildingStatus: a certificate's and a unit's label.
+const energyLabel = () => ({ type: 'string', enum: [...ENERGY_LABELS], description: 'A (best) to G' });
 
 // Every type a property is given: Norway's from the id, Sweden's from the register's objekttyp or the id's letter code.
 const propertyType = () => ({
@@ -142,9 +145,9 @@ export const Unit = {
     roomCount: int,
     bathroomCount: int,
     toiletCount: int,
-    kitchenAccess: str,
-    ownershipForm: str,
-    energyLabel: str,
+    kitchenAccess: { type: 'string', enum: [...KITCHEN_ACCESS] },
+    ownershipForm: { type: 'string', enum: [...OWNERSHIP_FORMS] },
+    energyLabel: energyLabel(),
     toBeDecommissioned: bool,
     address: ref('Address'),
   },
@@ -220,7 +223,14 @@ export const EnergyCertificate = {
   $id: 'EnergyCertificate',
   type: 'object',
   required: ['source'],
-  properties: { buildingNumber: str, label: str, heatingGrade: str, issuedDate: date, validToDate: date, source: str },
+  properties: {
+    buildingNumber: str,
+    label: energyLabel(),
+    heatingGrade: { type: 'string', enum: [...HEATING_GRADES], description: 'Norway’s heating grade (oppvarmingskarakter), GREEN best' },
+    issuedDate: date,
+    validToDate: date,
+    source: str,
+  },
 } as const;
 
 export const Certification = {
