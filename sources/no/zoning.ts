@@ -1,10 +1,10 @@
-import type { CellValue, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
+import type { CellValue, SourceAdapter } from '../source-adapter.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
 import { GeometryError, polygonsFromGeoJson } from '../geo/geojson-geometry.js';
 import { parseSrid } from '../geo/reproject.js';
-import { countKeyed, mergeKeyed, type KeyedMerge } from '../publish/merge-keyed.js';
+import { countKeyed, type KeyedMerge } from '../publish/merge-keyed.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
-import { publishZoningPlanDocuments } from '../publish/zoning-plan-documents.js';
+import { publishZoningPlans } from '../publish/zoning-plans.js';
 import { inboxPath } from './inbox.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
@@ -103,17 +103,6 @@ const ZONING_MERGE: KeyedMerge = {
   },
 };
 
-async function publishZoning({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const plans = await mergeKeyed(client, stagingTable, ZONING_MERGE, scope, runId);
-  const documents = await publishZoningPlanDocuments(client, stagingTable, scope.country, runId);
-  return {
-    inserted: plans.inserted + documents.inserted,
-    updated: plans.updated,
-    deleted: plans.deleted + documents.deleted,
-    tables: { zoning_plan: plans, zoning_plan_document: documents },
-  };
-}
-
 export const noZoning: SourceAdapter = {
   id: 'no-zoning',
   country: 'NO',
@@ -143,5 +132,5 @@ export const noZoning: SourceAdapter = {
   parse: (input, { fileName }) => readJsonLines<Arealplan>(input, { feed: 'no-zoning', label: fileName, toRow: (plan) => planToRow(plan) }),
   repairStaged: (context) => repairInvalidPolygons(context),
   countLive: (client, scope) => countKeyed(client, ZONING_MERGE, scope),
-  publish: publishZoning,
+  publish: (context, scope) => publishZoningPlans(context, scope, ZONING_MERGE),
 };

@@ -1,9 +1,9 @@
-import type { CellValue, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../source-adapter.js';
+import type { CellValue, SourceAdapter } from '../source-adapter.js';
 import { readJsonLines, RecordError } from '../formats/json-lines.js';
 import { GeometryError, polygonsFromGeoJson, SWEDEN_ENVELOPE } from '../geo/geojson-geometry.js';
-import { countKeyed, mergeKeyed, type KeyedMerge } from '../publish/merge-keyed.js';
+import { countKeyed, type KeyedMerge } from '../publish/merge-keyed.js';
 import { repairInvalidPolygons } from '../publish/repair-polygons.js';
-import { publishZoningPlanDocuments } from '../publish/zoning-plan-documents.js';
+import { publishZoningPlans } from '../publish/zoning-plans.js';
 import { inboxPath } from '../no/inbox.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (`0000`: national, it replaces every Swedish plan). */
@@ -130,17 +130,6 @@ const SE_ZONING_MERGE: KeyedMerge = {
   },
 };
 
-async function publishSwedishZoning({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const plans = await mergeKeyed(client, stagingTable, SE_ZONING_MERGE, scope, runId);
-  const documents = await publishZoningPlanDocuments(client, stagingTable, scope.country, runId);
-  return {
-    inserted: plans.inserted + documents.inserted,
-    updated: plans.updated,
-    deleted: plans.deleted + documents.deleted,
-    tables: { zoning_plan: plans, zoning_plan_document: documents },
-  };
-}
-
 export const seZoning: SourceAdapter = {
   id: 'se-zoning',
   country: 'SE',
@@ -170,5 +159,5 @@ export const seZoning: SourceAdapter = {
   parse: (input, { fileName }) => readJsonLines<Detaljplan>(input, { feed: 'se-zoning', label: fileName, toRow: (plan) => planToRow(plan) }),
   repairStaged: (context) => repairInvalidPolygons(context),
   countLive: (client, scope) => countKeyed(client, SE_ZONING_MERGE, scope),
-  publish: publishSwedishZoning,
+  publish: (context, scope) => publishZoningPlans(context, scope, SE_ZONING_MERGE),
 };

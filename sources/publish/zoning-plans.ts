@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { ChangeCounts } from '../source-adapter.js';
+import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../source-adapter.js';
+import { mergeKeyed, type KeyedMerge } from './merge-keyed.js';
 
 /**
  * The documents of the zoning plans a run published (Norwegian reguleringsplaner, Swedish
@@ -22,4 +23,19 @@ export async function publishZoningPlanDocuments(client: pg.PoolClient, stagingT
     [country, runId],
   );
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
+}
+
+/**
+ * A zoning source's publish, the same for both countries: the plans merged by key under the
+ * source's column mapping, then their documents.
+ */
+export async function publishZoningPlans({ client, stagingTable, runId }: StagingContext, scope: PublishScope, plansMerge: KeyedMerge): Promise<MergeResult> {
+  const plans = await mergeKeyed(client, stagingTable, plansMerge, scope, runId);
+  const documents = await publishZoningPlanDocuments(client, stagingTable, scope.country, runId);
+  return {
+    inserted: plans.inserted + documents.inserted,
+    updated: plans.updated,
+    deleted: plans.deleted + documents.deleted,
+    tables: { zoning_plan: plans, zoning_plan_document: documents },
+  };
 }
