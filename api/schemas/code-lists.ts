@@ -2,8 +2,8 @@
  * The values the API writes for its code fields. For building status and transaction kind the spec names a few
  * (`IN_USE`, `UNDER_CONSTRUCTION`; `SALE`); the registers hold more, each kept under a name of its
  * own rather than folded into those, and the OpenAPI document lists every one as an enum.
- * test/api/code-lists.test.ts checks building status, heating grade and energy label against the
- * adapters' mappings and the exchange format.
+ * test/api/code-lists.test.ts checks building status, heating grade, energy label, certification scheme
+ * and tenant confidence against the adapters' mappings, the derive step and the exchange formats.
  */
 
 /** Building status: Norway's bygningsstatus codes as sources/no/building-codes.ts maps them. */
@@ -54,3 +54,9 @@ export const HEATING_GRADES = ['GREEN', 'LIGHT_GREEN', 'YELLOW', 'ORANGE', 'RED'
 /** A unit's kitchen access and ownership form, as sources/no/matrikkel-detail.ts maps the matrikkel's codes. */
 export const KITCHEN_ACCESS = ['OWN_KITCHEN', 'SHARED_KITCHEN', 'NO_KITCHEN'] as const;
 export const OWNERSHIP_FORMS = ['FREEHOLD', 'HOUSING_COOPERATIVE', 'SHARE', 'RENTAL'] as const;
+
+/** How sure the nightly derive step is that a company is a tenant (derive/tenants/rules.ts). */
+export const TENANT_CONFIDENCES = ['HIGH', 'MEDIUM', 'LOW'] as const;
+
+/** Certification scheme, as the certification exchange format (schema/exchange/no-certification.schema.json) names it. */
+export const CERTIFICATION_SCHEMES = ['BREEAM-NOR', 'BREEAM', 'BREEAM-IN-USE', 'LEED', 'WELL', 'SVANEMERKET'] as const;

@@ -1,6 +1,15 @@
 import { date, ref, registeredAt, timestamp } from './values.js';
 import { COUNTRIES } from '../../lib/domain/country.js';
-import { BUILDING_STATUSES, ENERGY_LABELS, HEATING_GRADES, KITCHEN_ACCESS, OWNERSHIP_FORMS, TRANSACTION_KINDS } from './code-lists.js';
+import {
+  BUILDING_STATUSES,
+  CERTIFICATION_SCHEMES,
+  ENERGY_LABELS,
+  HEATING_GRADES,
+  KITCHEN_ACCESS,
+  OWNERSHIP_FORMS,
+  TENANT_CONFIDENCES,
+  TRANSACTION_KINDS,
+} from './code-lists.js';
 
 /** The resources the API serves; /openapi.yaml publishes them as its components (docs/design.md). */
 
@@ -164,7 +173,7 @@ export const Tenant = {
     verification: {
       type: 'object',
       required: ['source', 'confidence', 'lastSeenAt'],
-      properties: { source: str, confidence: str, lastSeenAt: timestamp },
+      properties: { source: str, confidence: { type: 'string', enum: [...TENANT_CONFIDENCES] }, lastSeenAt: timestamp },
     },
     employees: int,
     naceCode: str,
@@ -237,7 +246,7 @@ export const Certification = {
   $id: 'Certification',
   type: 'object',
   required: ['scheme'],
-  properties: { scheme: str, rating: str, certifiedDate: date, certifiedAreaM2: num, buildingNumber: str },
+  properties: { scheme: { type: 'string', enum: [...CERTIFICATION_SCHEMES] }, rating: str, certifiedDate: date, certifiedAreaM2: num, buildingNumber: str },
 } as const;
 
 export const ZoningPlan = {
