@@ -5,7 +5,7 @@ import type { ApiContext } from '../context.js';
 import { callerOf } from '../request-types.js';
 import { ApiProblem } from '../problem.js';
 import { sendProblem } from '../error-handler.js';
-import { jsonResponse, operationSchema, rateLimitHeaders } from '../schemas/operation.js';
+import { jsonResponse, operationSchema, rateLimitHeaders, withHeaders } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { hashSecret, verifySecret } from '../auth/secret-hash.js';
 import { parseScopes, type Scope } from '../auth/scopes.js';
@@ -47,6 +47,9 @@ const oauthErrorSchema = {
   },
 };
 
+// RFC 6749 sections 5.1 and 5.2: no cache keeps a token or a refusal. Fresh objects, as rateLimitHeaders.
+const noStoreHeaders = () => ({ 'Cache-Control': { type: 'string', enum: ['no-store'], description: 'No cache may store a token endpoint answer (RFC 6749 section 5.1)' } });
+
 // Verified against when the client id is unknown, so an unknown id takes as long as a wrong secret.
 const dummyHash = hashSecret('not-a-client-secret');
 
@@ -78,18 +81,29 @@ export function registerAuthRoutes(fastify: FastifyInstance, ctx: ApiContext): v
         consumes: ['application/x-www-form-urlencoded'],
         body: tokenBody,
         responses: {
-          200: jsonResponse('An access token', {
-            type: 'object',
-            required: ['access_token', 'token_type', 'expires_in', 'scope'],
-            properties: {
-              access_token: { type: 'string' },
-              token_type: { type: 'string', enum: ['Bearer'] },
-              expires_in: { type: 'integer' },
-              scope: { type: 'string' },
-            },
-          }),
-          400: { description: 'The grant was rejected (RFC 6749 section 5.2)', headers: rateLimitHeaders(), content: { 'application/json': { schema: structuredClone(oauthErrorSchema) } } },
-          401: { description: 'Client authentication by HTTP Basic failed (RFC 6749 section 5.2)', headers: rateLimitHeaders(), content: { 'application/json': { schema: structuredClone(oauthErrorSchema) } } },
+          200: withHeaders(
+            jsonResponse('An access token', {
+              type: 'object',
+              required: ['access_token', 'token_type', 'expires_in', 'scope'],
+              properties: {
+                access_token: { type: 'string' },
+                token_type: { type: 'string', enum: ['Bearer'] },
+                expires_in: { type: 'integer' },
+                scope: { type: 'string' },
+              },
+            }),
+            { ...noStoreHeaders(), Pragma: { type: 'string', enum: ['no-cache'], description: 'For HTTP/1.0 caches (RFC 6749 section 5.1)' } },
+          ),
+          400: {
+            description: 'The grant was rejected (RFC 6749 section 5.2)',
+            headers: { ...rateLimitHeaders(), ...noStoreHeaders() },
+            content: { 'application/json': { schema: structuredClone(oauthErrorSchema) } },
+          },
+          401: {
+            description: 'Client authentication by HTTP Basic failed (RFC 6749 section 5.2)',
+            headers: { ...rateLimitHeaders(), ...noStoreHeaders(), 'WWW-Authenticate': { type: 'string', description: 'Basic realm="nordprop"' } },
+            content: { 'application/json': { schema: structuredClone(oauthErrorSchema) } },
+          },
         },
       }),
       security: [],
