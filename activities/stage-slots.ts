@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 /**
  * How many stages one worker process runs at once (two cores: a couple of sources stream at
  * once; the rest wait). A stage runs on its worker's own queue, which takes every task at once
- * (lib/temporal/worker.ts), so that waiting there is a sign of a dead worker only; the waiting
+ * (worker/pipeline-worker.ts), so that waiting there is a sign of a dead worker only; the waiting
  * for a busy worker happens here instead, inside the activity, heartbeating.
  */
 export const STAGE_SLOTS = 4;

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../lib/config.js';
-import { createWorker } from '../../lib/temporal/worker.js';
+import { createWorker } from '../../worker/pipeline-worker.js';
 import { installWorkerMetrics } from '../../lib/metrics/worker-metrics.js';
 
 /** Runs the pipeline worker until SIGINT/SIGTERM (the SDK shuts down gracefully on those). */

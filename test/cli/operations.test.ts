@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig, PROJECT_ROOT } from '../../lib/config.js';
-import { createWorker } from '../../lib/temporal/worker.js';
+import { createWorker } from '../../worker/pipeline-worker.js';
 import { noAddress } from '../../sources/no/address.js';
 import { PERMITS_FILE_NAME } from '../../sources/no/permits.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';

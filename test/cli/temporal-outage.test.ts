@@ -7,7 +7,7 @@ import { afterAll, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig, PROJECT_ROOT } from '../../lib/config.js';
-import { createWorker } from '../../lib/temporal/worker.js';
+import { createWorker } from '../../worker/pipeline-worker.js';
 import { closePools } from '../../lib/db.js';
 import { SEARCH_ATTRIBUTES } from '../../lib/temporal/search-attribute-keys.js';
 import { createTestDatabase } from '../support/database.js';

@@ -7,7 +7,7 @@ import { DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../../lib/config.js';
 import { closePools } from '../../lib/db.js';
 import { installWorkerMetrics } from '../../lib/metrics/worker-metrics.js';
-import { createWorker, type PipelineWorker } from '../../lib/temporal/worker.js';
+import { createWorker, type PipelineWorker } from '../../worker/pipeline-worker.js';
 import { createTestDatabase } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { runBackfill, sourceOf } from '../support/runs.js';

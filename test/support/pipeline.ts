@@ -5,7 +5,7 @@ import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { closePools, getPool } from '../../lib/db.js';
-import { createWorker } from '../../lib/temporal/worker.js';
+import { createWorker } from '../../worker/pipeline-worker.js';
 import { loadConfig } from '../../lib/config.js';
 import { createTestDatabase } from './database.js';
 

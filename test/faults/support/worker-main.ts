@@ -4,7 +4,7 @@
  * same sources (the CLI bundles `workflows/index.js`, which exists only in the compiled dist/).
  */
 import { loadConfig } from '../../../lib/config.js';
-import { createWorker } from '../../../lib/temporal/worker.js';
+import { createWorker } from '../../../worker/pipeline-worker.js';
 
 const codePath = process.env.NORDPROP_FAULT_WORKFLOW_BUNDLE;
 if (!codePath) throw new Error('NORDPROP_FAULT_WORKFLOW_BUNDLE names no workflow bundle');

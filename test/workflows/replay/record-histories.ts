@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startTemporalServer } from '../../../lib/temporal/dev-server.js';
-import { createWorker } from '../../../lib/temporal/worker.js';
+import { createWorker } from '../../../worker/pipeline-worker.js';
 import { loadConfig, PROJECT_ROOT } from '../../../lib/config.js';
 import { closePools, getPool } from '../../../lib/db.js';
 import { createDatabase, databaseUrlFor, dropDatabase } from '../../../lib/database-admin.js';

@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import * as activities from '../../activities/index.js';
-import { loadConfig, type Config } from '../config.js';
-import { pipelineMetrics } from '../metrics/worker-metrics.js';
-import { workerIdentity, workerTaskQueue } from './worker-task-queue.js';
+import * as activities from '../activities/index.js';
+import { loadConfig, type Config } from '../lib/config.js';
+import { pipelineMetrics } from '../lib/metrics/worker-metrics.js';
+import { workerIdentity, workerTaskQueue } from '../lib/temporal/worker-task-queue.js';
 
 /** The workflows entry point, next to this file's tree whether running from sources or dist/. */
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.js', import.meta.url));
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
 
 /** The activities that read a downloaded artifact or an inbox file: they run where it lies. */
 const WORKER_QUEUE_ACTIVITIES = { downloadArtifact: activities.downloadArtifact, stageArtifact: activities.stageArtifact };
