@@ -14,4 +14,6 @@ ensure_apt_package gdal-bin ogrinfo
 ensure_apt_package chromium chromium
 # The tests are TypeScript too: type-check them with the code (vitest alone only strips types).
 npx tsc -p tsconfig.test.json
+# No import runs up a floor (README "Layout", .dependency-cruiser.cjs).
+npm run --silent lint:imports
 exec npx vitest run "$@"
