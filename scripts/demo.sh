@@ -25,6 +25,12 @@ if ! grep -qs '^NORDPROP_INPUT_DIR=' .env; then
   echo "==> .env: sources read the sample registers in .data/sample"
 fi
 
+# The ops console (/ops on the API) needs an operator secret: make one for this machine.
+if [[ -z "${NORDPROP_OPS_TOKEN:-}" ]] && ! grep -qs '^NORDPROP_OPS_TOKEN=' .env; then
+  echo "NORDPROP_OPS_TOKEN=$(node -e 'process.stdout.write(require("node:crypto").randomBytes(24).toString("base64url"))')" >>.env
+  echo "==> .env: an operator secret for the ops console (NORDPROP_OPS_TOKEN)"
+fi
+
 nordprop() { node "$root/bin/nordprop.js" "$@"; }
 nordprop setup
 demo_worker_start
@@ -46,4 +52,5 @@ done
 echo
 echo "Temporal UI:  http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}"
 echo "Run ledger:   node bin/nordprop.js runs"
+echo "Ops console:  http://127.0.0.1:${PORT:-8080}/ops  (any user name; the password is NORDPROP_OPS_TOKEN in .env)"
 echo "REST API:     http://127.0.0.1:${PORT:-8080}  (description: /openapi.yaml; credentials: node bin/nordprop.js clients create --scopes \"properties.read\" --json; docs/api.md)"
