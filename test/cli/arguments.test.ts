@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/config.js';
+import { SOURCES } from '../../sources/registry.js';
 
 const run = promisify(execFile);
 const README = path.join(PROJECT_ROOT, 'README.md');
@@ -25,7 +26,7 @@ async function nordprop(...args: string[]): Promise<{ code: number; stdout: stri
 }
 
 const cases: [string[], RegExp][] = [
-  [['backfill', '--source', 'bogus', '--input', README], /option '--source <id>' argument 'bogus' is invalid\. unknown source "bogus"; known sources: no-address, .*, se-area\n/],
+  [['backfill', '--source', 'bogus', '--input', README], new RegExp(`option '--source <id>' argument 'bogus' is invalid\\. unknown source "bogus"; known sources: ${SOURCES.map((source) => source.id).join(', ')}\n`)],
   [['backfill', '--source', 'no-address', '--input', 'no such dir/ø.zip'], /option '--input <pathOrUrl>' argument 'no such dir\/ø.zip' is invalid\. no file \/.*\/no such dir\/ø\.zip\n/],
   [['backfill', '--source', 'no-address', '--input', 'ftp://example.org/a.zip'], /option '--input <pathOrUrl>' argument 'ftp:\/\/example\.org\/a\.zip' is invalid\. expected a file path or an http\(s\) URL/],
   [['backfill', '--source', 'no-address', '--input', README, '--sha256', 'abc'], /option '--sha256 <hex>' argument 'abc' is invalid\. expected 64 hexadecimal digits/],

@@ -137,7 +137,9 @@ async function recordAll(client: Client, queue: string, workDir: string, receive
   }
   await rm(HISTORIES_DIR, { recursive: true, force: true });
   await mkdir(HISTORIES_DIR, { recursive: true });
-  for (const [file, { json }] of recorded) await writeFile(path.join(HISTORIES_DIR, file), json);
+  // Stack traces in failures name the checkout's folder: write it as <project>, so the committed
+  // histories name no path of the machine that recorded them (replay does not read those texts).
+  for (const [file, { json }] of recorded) await writeFile(path.join(HISTORIES_DIR, file), json.replaceAll(PROJECT_ROOT, '<project>'));
   const workflowIds = Object.fromEntries([...recorded].map(([file, { workflowId }]) => [file, workflowId]).sort());
   await writeFile(path.join(HISTORIES_DIR, WORKFLOW_IDS_FILE), `${JSON.stringify(workflowIds, null, 2)}\n`);
   log(`${recorded.size} histories in ${path.relative(process.cwd(), HISTORIES_DIR)}`);
