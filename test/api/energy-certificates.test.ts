@@ -13,6 +13,8 @@ let api: ApiTest;
 let reader: TestClient;
 const A = '/properties/NO/0301-9001-1-0-0';
 const B = '/properties/NO/0301-9001-2-0-0';
+/** The Swedish fixture property; a declaration covering it and its neighbour names the neighbour first. */
+const SE = '/properties/SE/0180_KUNGSHOLMEN_1_2';
 
 beforeAll(async () => {
   api = await startApiTest();
@@ -25,6 +27,13 @@ beforeAll(async () => {
        ('NO', 'ec-other-id', '0301-9001-77-0-0', '300100002', '0301', 'D', 'ORANGE', '2020-02-01', '2030-02-01', 'ENERGY_AGENCY', gen_random_uuid(), 'test'),
        -- Another property's building: not A's.
        ('NO', 'ec-elsewhere', '0301-9001-78-0-0', '399999999', '0301', 'A', 'GREEN', '2022-01-01', '2032-01-01', 'ENERGY_AGENCY', gen_random_uuid(), 'test')`,
+  );
+  await api.db.query(
+    `INSERT INTO energy_certificate (country, certificate_id, cadastre_id, cadastre_ids, municipality_code, label, issued_date, valid_to_date, source, row_hash, published_run_id) VALUES
+       -- One energideklaration for two fastigheter: the fixture property is the second it names.
+       ('SE', '300000001', '0180_KUNGSHOLMEN_1_1', ARRAY['0180_KUNGSHOLMEN_1_1', '0180_KUNGSHOLMEN_1_2'], '0180', 'E', '2021-01-01', '2031-01-01', 'ENERGY_AGENCY', gen_random_uuid(), 'test'),
+       -- A declaration of the neighbour alone.
+       ('SE', '300000002', '0180_KUNGSHOLMEN_1_1', ARRAY['0180_KUNGSHOLMEN_1_1'], '0180', 'B', '2023-03-01', '2033-03-01', 'ENERGY_AGENCY', gen_random_uuid(), 'test')`,
   );
 });
 afterAll(async () => {
@@ -47,6 +56,12 @@ describe('GET /properties/{country}/{cadastreId}/energy-certificates', () => {
 
   it('does not lend one property another property\'s certificates', async () => {
     expect((await get(api.baseUrl, `${B}/energy-certificates`, reader.token)).body.items).toEqual([]);
+  });
+
+  it('lists a Swedish declaration under every property it covers, not only the first it names', async () => {
+    const response = await get(api.baseUrl, `${SE}/energy-certificates`, reader.token);
+    expect(response.status).toBe(200);
+    expect(response.body.items).toEqual([{ label: 'E', issuedDate: '2021-01-01', validToDate: '2031-01-01', source: 'ENERGY_AGENCY' }]);
   });
 
   it('every response matches the served OpenAPI description', async () => {
