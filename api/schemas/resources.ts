@@ -156,7 +156,11 @@ export const Unit = {
     toiletCount: int,
     kitchenAccess: { type: 'string', enum: [...KITCHEN_ACCESS] },
     ownershipForm: { type: 'string', enum: [...OWNERSHIP_FORMS] },
-    energyLabel: energyLabel(),
+    energyLabel: {
+      ...energyLabel(),
+      description:
+        'A (best) to G: the label of the newest energy certificate still valid issued for the unit (Norway: Enova, by building, unit number and matrikkel unit) or for its building as a whole; absent when there is none.',
+    },
     toBeDecommissioned: bool,
     address: ref('Address'),
   },
