@@ -2,7 +2,9 @@
  * Registered sales of Swedish sample properties in nordprop's exchange format for
  * Lantmäteriet's price register (docs/exchange/se-transactions.md): the code tables, then one
  * JSON line per sale. About three properties in ten have changed hands once or twice; the
- * later sale's sellers are the earlier sale's buyers. Prices come from the hidden price model
+ * later sale's sellers are the earlier sale's buyers. Where an aktiebolag of the business sample
+ * sits on the property, it is often the last buyer (its premises are its own), so companies own
+ * property and tenants are owners. Prices come from the hidden price model
  * (sample/price-model.ts): the main building's purpose and footprint, the land, the place and
  * the purchase day.
  */
@@ -11,6 +13,7 @@ import type { SampleRegisterFile, SampleWriteContext } from '../register-files.j
 import { salePrice, type PricedProperty, type PriceUse } from '../price-model.js';
 import { parcelRng, pick, type Rng } from '../random.js';
 import { writeTar } from '../tar-writer.js';
+import { sampleSwedishCompaniesOf } from './companies.js';
 import { isFeaturedSe, loadSwedishMunicipalities } from './municipalities.js';
 import { isJointUnit, propertiesOfSwedishPlan, swedishPlanOf } from './properties.js';
 import { withScratchDir, writeLines } from './text-file.js';
@@ -18,6 +21,8 @@ import type { SePoint, SeSampleProperty } from './types.js';
 
 export const SE_TRANSACTIONS_FILE_NAME = 'fastighetspriser_0000_sverige.tar';
 const SHARE = 0.3;
+/** Of the sold properties an aktiebolag sits on, the share the company bought last. */
+const COMPANY_BUYER_SHARE = 0.6;
 
 const COUNTIES: Record<string, string> = {
   '01': 'Stockholms län', '03': 'Uppsala län', '04': 'Södermanlands län', '05': 'Östergötlands län', '06': 'Jönköpings län', '07': 'Kronobergs län',
@@ -30,7 +35,9 @@ const OBJECT_TYPES = [['220', 'Småhusenhet, bebyggd'], ['320', 'Hyreshusenhet, 
 const FIRST_NAMES = ['Anna', 'Erik', 'Maria', 'Lars', 'Karin', 'Anders', 'Eva', 'Johan', 'Åsa', 'Per', 'Linnéa', 'Björn', 'Sofia', 'Oskar', 'Ingrid', 'Nils'];
 const SURNAMES = ['Andersson', 'Johansson', 'Karlsson', 'Nilsson', 'Eriksson', 'Larsson', 'Olsson', 'Persson', 'Svensson', 'Gustafsson', 'Lindström', 'Öberg'];
 
-interface Party { typ: 'FYSISK_PERSON'; personId: string; namn: string; fodelsear: number; andel: { taljare: number; namnare: number } }
+type Party =
+  | { typ: 'FYSISK_PERSON'; personId: string; namn: string; fodelsear: number; andel: { taljare: number; namnare: number } }
+  | { typ: 'JURIDISK_PERSON'; organisationsnummer: string; namn: string; andel: { taljare: number; namnare: number } };
 
 export interface SeSampleSale {
   kopId: string;
@@ -38,7 +45,10 @@ export interface SeSampleSale {
   kind: string;
   inskrivningsdag: string;
   kopeskilling: number | null;
+  /** The personIds of the buyers that are people. */
   buyers: string[];
+  /** The organisationsnummer (ten digits) of the buyers that are organisations: companies of the business sample. */
+  buyerOrganisations: string[];
   line: object;
 }
 
@@ -51,6 +61,15 @@ function people(rng: Rng, index: number, sale: number): Party[] {
     fodelsear: 1940 + Math.floor(rng() * 60),
     andel: { taljare: 1, namnare: count },
   }));
+}
+
+/** An aktiebolag sitting on the property that buys it, or null: from a stream of its own, so the sale's other draws stay. */
+function companyBuyer(property: SeSampleProperty, seed: string): Party | null {
+  const company = sampleSwedishCompaniesOf(property, seed).find((c) => !c.soleTrader);
+  if (!company || parcelRng(`${seed}#se-transactions-company`, property.index)() >= COMPANY_BUYER_SHARE) return null;
+  // Written `556677-8899`, as the land register prints it.
+  const number = `${company.identity.slice(0, 6)}-${company.identity.slice(6)}`;
+  return { typ: 'JURIDISK_PERSON', organisationsnummer: number, namn: company.name, andel: { taljare: 1, namnare: 1 } };
 }
 
 /** Planar area of a closed ring, m². */
@@ -94,13 +113,15 @@ export function sampleSalesOf(property: SeSampleProperty, seed: string): SeSampl
   const count = rng() < 0.3 ? 2 : 1;
   const sales: SeSampleSale[] = [];
   let owners = people(rng, property.index, 0);
+  const company = companyBuyer(property, seed);
   const priced = pricedSwedishProperty(property);
   // Sales from 2019 on, so most fall in the last five years before the sample's today (2025-10-31).
   let day = `${2019 + Math.floor(rng() * 3)}-0${1 + Math.floor(rng() * 9)}-1${Math.floor(rng() * 9)}`;
   for (let k = 0; k < count; k++) {
     const [fangeskod, fang] = rng() < 0.85 ? TRANSFERS[0] : pick(rng, TRANSFERS.slice(1));
     const [objekttyp] = property.kind === 'kvarter' ? OBJECT_TYPES[1] : OBJECT_TYPES[0];
-    const buyers = people(rng, property.index, k + 1);
+    const persons = people(rng, property.index, k + 1);
+    const buyers = company && k === count - 1 ? [company] : persons;
     const priceDraw = fang === 'Köp' || fang === 'Byte' ? rng() : null;
     const kopedatum = addDays(day, Math.floor(rng() * 600));
     const price = priceDraw === null ? null : salePrice(seed, priced, kopedatum, priceDraw, `se/${property.index}/${k}`);
@@ -124,7 +145,8 @@ export function sampleSalesOf(property: SeSampleProperty, seed: string): SeSampl
       kopare: buyers,
       saljare: owners,
     };
-    sales.push({ kopId, cadastreId: property.cadastreId, kind: fang, inskrivningsdag, kopeskilling: price, buyers: buyers.map((b) => b.personId), line });
+    sales.push({ kopId, cadastreId: property.cadastreId, kind: fang, inskrivningsdag, kopeskilling: price, buyers: buyers.flatMap((b) => (b.typ === 'FYSISK_PERSON' ? [b.personId] : [])),
+      buyerOrganisations: buyers.flatMap((b) => (b.typ === 'JURIDISK_PERSON' ? [b.organisationsnummer.replace('-', '')] : [])), line });
     owners = buyers;
     day = inskrivningsdag;
   }

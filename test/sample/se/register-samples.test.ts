@@ -87,6 +87,29 @@ describe('Swedish register samples', () => {
     expect(rows.every((r) => cadastreIds.has(r.values[1] as string))).toBe(true);
   });
 
+  it('some buyers are aktiebolag of the business sample, with Luhn-checked numbers, buying the property they sit on', async () => {
+    const source = getSource('se-transactions');
+    const { rows } = await parseAll(source, written.get('se-transactions')!);
+    const organisationBuyers = rows.flatMap((r) => {
+      const row = rowObject(source, r.values);
+      const parties = JSON.parse(row.parties as string) as { role: string; kind: string; org_id: string | null; org_country: string | null }[];
+      return parties.filter((p) => p.role === 'BUYER' && p.kind === 'ORGANIZATION').map((p) => ({ cadastreId: row.cadastre_id as string, orgId: p.org_id, country: p.org_country }));
+    });
+    expect(organisationBuyers.length).toBeGreaterThan(5);
+    // The parser takes a Swedish number only when its check digit holds, and keeps its ten digits.
+    expect(organisationBuyers.every((b) => b.country === 'SE' && /^\d{10}$/.test(b.orgId ?? ''))).toBe(true);
+    const companies = properties().flatMap((p) => sampleSwedishCompaniesOf(p, SEED));
+    const aktiebolag = new Map(companies.filter((c) => !c.soleTrader).map((c) => [c.identity, c]));
+    for (const buyer of organisationBuyers) {
+      const company = aktiebolag.get(buyer.orgId!);
+      expect(company, `buyer ${buyer.orgId} is a company the business sample writes`).toBeDefined();
+      // A tenant that owns its premises: the company sits on the property it bought.
+      expect(company!.cadastreId).toBe(buyer.cadastreId);
+    }
+    const truth = properties().flatMap((p) => sampleSalesOf(p, SEED)).flatMap((s) => s.buyerOrganisations);
+    expect(organisationBuyers.map((b) => b.orgId)).toEqual(truth);
+  });
+
   it('areas: the 290 real municipalities, the postal codes in use, land allocations on sample properties', async () => {
     const source = getSource('se-area');
     const { rows, rejects } = await parseAll(source, written.get('se-area')!);
