@@ -245,6 +245,31 @@ describe('the integrator\'s walk over the demo store (issue 22)', () => {
     }
   });
 
+  it('rounds every location to 7 decimals and writes a register date as a date, not as local midnight in UTC', () => {
+    const decimals = (value: number) => (String(value).split('.')[1] ?? '').length;
+    const problems: string[] = [];
+    let dates = 0;
+    const visit = (value: unknown, where: string): void => {
+      if (Array.isArray(value)) value.forEach((item, i) => visit(item, `${where}[${i}]`));
+      else if (value && typeof value === 'object') {
+        for (const [key, inner] of Object.entries(value)) {
+          if (key === 'location' && inner && typeof inner === 'object') {
+            const { lat, lon } = inner as { lat: number; lon: number };
+            if (decimals(lat) > 7 || decimals(lon) > 7) problems.push(`${where}.location ${JSON.stringify(inner)}`);
+          }
+          if (key === 'registeredAt' && typeof inner === 'string') {
+            dates += 1;
+            if (!/^\d{4}-\d{2}-\d{2}$/.test(inner) && /T2[23]:00:00(\.0+)?Z$/.test(inner)) problems.push(`${where}.registeredAt ${inner}`);
+          }
+          visit(inner, `${where}.${key}`);
+        }
+      }
+    };
+    for (const response of loggedResponses()) visit(response.body, `${response.method} ${response.path}`);
+    expect(dates).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+
   it('never answers 500, and every response matches the served OpenAPI description', async () => {
     const responses = loggedResponses();
     expect(responses.length).toBeGreaterThan(100);
