@@ -41,6 +41,8 @@ interface Walked {
   responses: Map<string, ApiResponse>;
 }
 const walked: Walked[] = [];
+/** The starting points' kinds, by the property each should lead to. */
+const kindOf = new Map<string, string>();
 const companyResponses = new Map<string, ApiResponse>();
 
 beforeAll(async () => {
@@ -91,6 +93,9 @@ async function startingPoints(): Promise<{ country: string; lat: number; lon: nu
       addressOf('owned by a company', 'SE', `EXISTS (SELECT 1 FROM owner o WHERE o.country = 'SE' AND o.cadastre_id = a.cadastre_id AND o.org_id IS NOT NULL)`),
       addressOf('inside an adopted plan', 'SE', `EXISTS (SELECT 1 FROM utilization u WHERE u.country = 'SE' AND u.cadastre_id = a.cadastre_id)`),
       addressOf('energy declaration', 'SE', `EXISTS (SELECT 1 FROM energy_certificate e WHERE e.country = 'SE' AND a.cadastre_id = ANY (e.cadastre_ids))`),
+      // Named second by a declaration of two properties, and first by none.
+      addressOf('second property of a declaration', 'SE', `EXISTS (SELECT 1 FROM energy_certificate e WHERE e.country = 'SE' AND e.cadastre_ids[2] = a.cadastre_id)
+                 AND NOT EXISTS (SELECT 1 FROM energy_certificate e WHERE e.country = 'SE' AND e.cadastre_id = a.cadastre_id)`),
       parcelOf('samfällighet', `pp.cadastre_id ~ '_S_[0-9]+$'`),
       parcelOf('gemensamhetsanläggning', `pp.cadastre_id ~ '_GA_[0-9]+$'`),
     ].join(' UNION ALL '),
@@ -101,6 +106,7 @@ async function startingPoints(): Promise<{ country: string; lat: number; lon: nu
 async function walk(): Promise<void> {
   const seen = new Set<string>();
   for (const point of await startingPoints()) {
+    kindOf.set(`${point.country}/${point.expected}`, point.kind);
     const lat = Number(point.lat.toFixed(7));
     const lon = Number(point.lon.toFixed(7));
     const found: { cadastreId: string; via: string }[] = [];
@@ -210,6 +216,12 @@ describe('the integrator\'s walk over the demo store (issue 22)', () => {
     const sweden = ofCountry('SE');
     expect(sweden.some((w) => w.responses.get('utilization')!.status === 200)).toBe(true);
     expect(sweden.some((w) => items(w, 'zoning-plans').length > 0)).toBe(true);
+  });
+
+  it('lists a Swedish energy declaration under every property it covers, not only the first', () => {
+    const second = ofCountry('SE').filter((w) => kindOf.get(`SE/${w.cadastreId}`) === 'second property of a declaration');
+    expect(second.length).toBeGreaterThan(0);
+    for (const w of second) expect(items(w, 'energy-certificates').length, w.via).toBeGreaterThan(0);
   });
 
   it('lists a Swedish company\'s properties, and the company as an owning tenant there', () => {
