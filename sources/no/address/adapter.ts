@@ -2,6 +2,7 @@ import type { SourceAdapter } from '../../source-adapter.js';
 import { ADDRESS_STAGING_COLUMNS, readAddressCsv } from './parse.js';
 import { countLiveRows, type TableMerge } from '../../publish/merge-table.js';
 import { publishInto } from '../../publish/single-table.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 const ADDRESS_MERGE: TableMerge = {
   liveTable: 'address',
@@ -29,6 +30,7 @@ const ADDRESS_MERGE: TableMerge = {
 export const noAddress: SourceAdapter = {
   id: 'no-address',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Kartverket Matrikkelen Adresse (CSV)',
   defaultInput:
     'https://nedlasting.geonorge.no/geonorge/Basisdata/MatrikkelenAdresse/CSV/Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.zip',

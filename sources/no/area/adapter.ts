@@ -2,6 +2,7 @@ import type { SourceAdapter } from '../../source-adapter.js';
 import { countKeyed, mergeKeyed, type KeyedMerge } from '../../publish/merge-keyed.js';
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
 import { AREA_M2_SQL, AREA_STAGING_COLUMNS, nameProperty, readAreaFeatures, registerNumber } from '../area-features.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /**
  * Municipalities (kommuner) with their 2024 boundaries, from a GeoJSON FeatureCollection whose
@@ -22,6 +23,7 @@ const MUNICIPALITY_MERGE: KeyedMerge = {
 export const noArea: SourceAdapter = {
   id: 'no-area',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Kartverket municipality boundaries (kommuner, GeoJSON)',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Basisdata/Kommuner/GeoJSON/Basisdata_0000_Norge_4258_Kommuner_GeoJSON.zip',
   inputFileName: 'Basisdata_0000_Norge_4258_Kommuner_GeoJSON.geojson',

@@ -5,6 +5,7 @@ import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid, transform
 import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
 import { BUILDING_TYPES, buildingStatusOf, buildingTypeCodeOf } from './codes.js';
 import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from '../cadastre-id.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /**
  * Kartverket Matrikkelen Bygning (bygningspunkt) GML: one point per building with its number,
@@ -262,6 +263,7 @@ async function publishBuildings(context: StagingContext, scope: PublishScope): P
 export const noBuilding: SourceAdapter = {
   id: 'no-building',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Kartverket Matrikkelen Bygning (bygningspunkt, GML)',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Basisdata/MatrikkelenBygning/GML/Basisdata_0000_Norge_25833_MatrikkelenBygning_GML.zip',
   inputFileName: 'Basisdata_0000_Norge_25833_MatrikkelenBygning_GML.zip',

@@ -9,6 +9,7 @@ import { fetchBusinessChanges, readFeedCursors } from './feed.js';
 import { readBusinessJson } from './parse-json.js';
 import { countLiveCompanies, publishBusinessChanges, publishBusinessSnapshot } from './publish.js';
 import { BUSINESS_STAGING_COLUMNS } from './record.js';
+import { wholeCountry } from '../../input-scope.js';
 
 const API = 'https://data.brreg.no/enhetsregisteret/api';
 
@@ -64,6 +65,7 @@ async function fetchChanges(input: string, context: FetchChangesContext): Promis
 export const noBusiness: SourceAdapter = {
   id: 'no-business',
   country: 'NO',
+  scopeOf: wholeCountry,
   title: 'Brønnøysund Enhetsregisteret (enheter, underenheter, updates feed)',
   defaultInput: `${API}/oppdateringer`,
   // Both downloads in one tar (see parseBusiness); a single download loads as it is.
@@ -77,7 +79,6 @@ export const noBusiness: SourceAdapter = {
   stagingColumns: BUSINESS_STAGING_COLUMNS,
   // A full download has every unit once (update_id 0); a feed run may hold several changes of one unit.
   keyColumns: ['org_id', 'update_id'],
-  nationwide: true,
   // A kind's download replaces that kind; the feed and a bundle of both touch both.
   snapshotParts: (input) => {
     if (/\/underenheter\/lastned\/?$/.test(input)) return ['underenheter'];

@@ -7,6 +7,7 @@ import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
 import { relinkChangedParcels } from '../../publish/parcel-links.js';
 import { stepTimer } from '../../publish/step-timer.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /** Files in a UTM zone get their area from the stream; a geographic file is measured in UTM 33, Norway's national zone. */
 const METRIC_SRIDS = new Set([25832, 25833, 25835]);
@@ -96,6 +97,7 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
 export const noCadastre: SourceAdapter = {
   id: 'no-cadastre',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Kartverket Matrikkelen Eiendomskart Teig (GML)',
   defaultInput:
     'https://nedlasting.geonorge.no/geonorge/Basisdata/MatrikkelenEiendomskartTeig/GML/Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip',

@@ -4,6 +4,7 @@ import { countLiveRows, type TableMerge } from '../../publish/merge-table.js';
 import { publishInto, columnsAsStaged } from '../../publish/single-table.js';
 import { cadastreOf, type ExchangeMatrikkel } from '../exchange-matrikkel.js';
 import { inboxPath } from '../../inbox.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /**
  * Environmental certifications of buildings (BREEAM-NOR and the like). No scheme publishes an
@@ -88,6 +89,7 @@ const CERTIFICATION_MERGE: TableMerge = {
 export const noCertification: SourceAdapter = {
   id: 'no-certification',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Environmental building certifications (nordprop JSON Lines exchange)',
   get defaultInput() {
     return inboxPath(CERTIFICATION_FILE_NAME);

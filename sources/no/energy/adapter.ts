@@ -3,6 +3,7 @@ import { ENERGY_STAGING_COLUMNS, readEnergyCsv } from './parse.js';
 import { inboxPath } from '../../inbox.js';
 import { countLiveRows, type TableMerge } from '../../publish/merge-table.js';
 import { publishInto, columnsAsStaged } from '../../publish/single-table.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 export const ENERGY_FILE_NAME = 'Enova_0000_Norge_Energiattester.csv';
 
@@ -26,6 +27,7 @@ const ENERGY_MERGE: TableMerge = {
 export const noEnergy: SourceAdapter = {
   id: 'no-energy',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Enova energiattester (CSV)',
   get defaultInput() {
     return inboxPath(ENERGY_FILE_NAME);

@@ -2,6 +2,7 @@ import type { SourceAdapter } from '../../source-adapter.js';
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
 import { countKeyed } from '../../publish/merge-keyed.js';
 import { AREA_STAGING_COLUMNS, AreaPropertyError, areaMerge, publishAreas, nameProperty, readAreaFeatures, registerNumber } from '../area-features.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /**
  * Grunnkretser, SSB's basic statistical units, from a GeoJSON FeatureCollection with the
@@ -12,6 +13,7 @@ import { AREA_STAGING_COLUMNS, AreaPropertyError, areaMerge, publishAreas, nameP
 export const noGrunnkrets: SourceAdapter = {
   id: 'no-grunnkrets',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'SSB/Kartverket grunnkretser (GeoJSON)',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Befolkning/Grunnkretser/GeoJSON/Befolkning_0000_Norge_25833_Grunnkretser_GeoJSON.zip',
   inputFileName: 'Befolkning_0000_Norge_25833_Grunnkretser_GeoJSON.geojson',

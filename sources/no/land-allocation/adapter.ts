@@ -5,6 +5,7 @@ import { parseSrid } from '../../geo/reproject.js';
 import { countLiveRows, type TableMerge } from '../../publish/merge-table.js';
 import { publishInto } from '../../publish/single-table.js';
 import { inboxPath } from '../../inbox.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
 export const LAND_ALLOCATION_FILE_NAME = 'Tomtetildelinger_0000_Norge.jsonl';
@@ -96,6 +97,7 @@ const ALLOCATION_MERGE: TableMerge = {
 export const noLandAllocation: SourceAdapter = {
   id: 'no-land-allocation',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Municipal land allocations (tomtetildelinger, nordprop JSON Lines exchange)',
   // Municipalities announce allocations on their own sites; see docs/exchange/no-land-allocation.md.
   get defaultInput() {

@@ -5,6 +5,7 @@ import { mergeTable, scopeFilter, withHashJoins, type TableMerge } from '../../p
 import { stepTimer } from '../../publish/step-timer.js';
 import { LAND_REGISTRY_STAGING_COLUMNS, recordToRow, type Grunnboksblad } from './parse.js';
 import { inboxPath } from '../../inbox.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
 export const LAND_REGISTRY_FILE_NAME = 'Grunnbok_0000_Norge.jsonl';
@@ -157,6 +158,7 @@ async function countLiveBlad(client: pg.PoolClient, scope: PublishScope): Promis
 export const noLandRegistry: SourceAdapter = {
   id: 'no-land-registry',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Kartverket grunnbok: title holders and registered transfers (nordprop JSON Lines exchange)',
   // The grunnbok has no open bulk download: the exchange file is produced by whoever holds
   // access (see docs/exchange/no-land-registry.md) and dropped into the inbox.

@@ -4,6 +4,7 @@ import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-
 import { formatCadastreId } from '../cadastre-id.js';
 import { exchangeUnitOf, type ExchangeMatrikkel } from '../exchange-matrikkel.js';
 import { inboxPath } from '../../inbox.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 export const DETAIL_FILE_NAME = 'Matrikkel_0000_Norge_Bygningsdetaljer.jsonl';
 
@@ -293,6 +294,7 @@ async function publishDetails(context: StagingContext, scope: PublishScope): Pro
 export const noMatrikkelDetail: SourceAdapter = {
   id: 'no-matrikkel-detail',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Matrikkel building, section and unit details (nordprop JSON Lines exchange format)',
   // No open bulk distribution exists: the operator fills the file from the Matrikkel API (docs/exchange/no-matrikkel-detail.md).
   get defaultInput() {

@@ -4,6 +4,7 @@ import { countLiveRows, type TableMerge } from '../../publish/merge-table.js';
 import { publishInto, columnsAsStaged } from '../../publish/single-table.js';
 import { cadastreOf, type ExchangeMatrikkel } from '../exchange-matrikkel.js';
 import { inboxPath } from '../../inbox.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /**
  * Building permit cases (byggesaker) per property. Municipalities keep them in their own case
@@ -93,6 +94,7 @@ const PERMIT_MERGE: TableMerge = {
 export const noPermits: SourceAdapter = {
   id: 'no-permits',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Building permit cases, byggesaker (nordprop JSON Lines exchange)',
   get defaultInput() {
     return inboxPath(PERMITS_FILE_NAME);

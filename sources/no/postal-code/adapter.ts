@@ -2,6 +2,7 @@ import type { SourceAdapter } from '../../source-adapter.js';
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
 import { countKeyed } from '../../publish/merge-keyed.js';
 import { AREA_STAGING_COLUMNS, areaMerge, publishAreas, nameProperty, readAreaFeatures, registerNumber } from '../area-features.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /**
  * Postal code areas (postnummerområder), from a GeoJSON FeatureCollection with the properties
@@ -11,6 +12,7 @@ import { AREA_STAGING_COLUMNS, areaMerge, publishAreas, nameProperty, readAreaFe
 export const noPostalCode: SourceAdapter = {
   id: 'no-postal-code',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Kartverket postal code areas (postnummerområder, GeoJSON)',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Basisdata/Postnummeromrader/GeoJSON/Basisdata_0000_Norge_25833_Postnummeromrader_GeoJSON.zip',
   inputFileName: 'Basisdata_0000_Norge_25833_Postnummeromrader_GeoJSON.geojson',

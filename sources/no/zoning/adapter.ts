@@ -6,6 +6,7 @@ import { countKeyed, type KeyedMerge } from '../../publish/merge-keyed.js';
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
 import { publishZoningPlans } from '../../publish/zoning-plans.js';
 import { inboxPath } from '../../inbox.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (national: it replaces the whole country). */
 export const ZONING_FILE_NAME = 'Reguleringsplaner_0000_Norge.jsonl';
@@ -106,6 +107,7 @@ const ZONING_MERGE: KeyedMerge = {
 export const noZoning: SourceAdapter = {
   id: 'no-zoning',
   country: 'NO',
+  scopeOf: nationalByFileName,
   title: 'Municipal plan registers: zoning plans (nordprop JSON Lines exchange)',
   // No national bulk download of plan registers: see docs/exchange/no-zoning.md for how the file is filled.
   get defaultInput() {

@@ -6,6 +6,7 @@ import { transformTo } from '../../geo/reproject.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
 import { coveringCadastreSql, relinkScope } from '../covering-property.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from '../geopackage-values.js';
+import { stagedMunicipalities } from '../../input-scope.js';
 
 /**
  * Lantmäteriet Belägenhetsadress (GeoPackage, layer `belagenhetsadress`, EPSG:3006 points).
@@ -126,6 +127,7 @@ const ADDRESS_MERGE: TableMerge = {
 export const seAddress: SourceAdapter = {
   id: 'se-address',
   country: 'SE',
+  scopeOf: stagedMunicipalities,
   title: 'Lantmäteriet Belägenhetsadress (GeoPackage)',
   // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
   // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.

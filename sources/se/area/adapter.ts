@@ -12,6 +12,7 @@ import { countLiveAreas, publishAreas } from './publish.js';
 import { landAllocationValues, POSTAL_REQUIRED, postalCodeValues, type LandAllocationRecord } from './parse.js';
 import { readMunicipalityBoundaries } from './municipality-boundaries.js';
 import { RegisterValueError } from '../register-value.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 function readMember(name: string, stream: Readable): AsyncIterable<ParsedRecord[]> {
   if (/\.gpkg$/i.test(name)) return readMunicipalityBoundaries(stream, name);
@@ -39,6 +40,7 @@ const AREA_FILE_NAME = 'se_omraden_0000_sverige.tar';
 export const seArea: SourceAdapter = {
   id: 'se-area',
   country: 'SE',
+  scopeOf: nationalByFileName,
   title: 'Swedish municipalities, postal codes and land allocations',
   // Boundaries, postal codes and allocations come from three places; the operator bundles them
   // into the inbox (docs/sources/se-area.md).

@@ -9,6 +9,7 @@ import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
 import { coveringCadastreSql, coveringParcelSql, relinkScope } from '../covering-property.js';
 import { isoTimestamp, text, wholeNumber } from '../geopackage-values.js';
+import { stagedMunicipalities } from '../../input-scope.js';
 
 /**
  * Lantmäteriet Byggnad (GeoPackage, layer `byggnad`, EPSG:3006 footprints). A building can come
@@ -166,6 +167,7 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
 export const seBuilding: SourceAdapter = {
   id: 'se-building',
   country: 'SE',
+  scopeOf: stagedMunicipalities,
   title: 'Lantmäteriet Byggnad (GeoPackage)',
   // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
   // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.

@@ -10,6 +10,7 @@ import { COMPANY_STAGING_COLUMNS } from './staging.js';
 import { countLiveCompanies, publishCompanies, rejectOrphanWorkplaces } from './publish.js';
 import { RegisterValueError } from '../register-value.js';
 import { SCB_OPTIONAL, SCB_REQUIRED, scbValues, WORKPLACE_OPTIONAL, WORKPLACE_REQUIRED, workplaceValues } from './scb-record.js';
+import { wholeCountry } from '../../input-scope.js';
 
 const isRowProblem = (error: unknown): error is Error => error instanceof RegisterValueError;
 
@@ -66,6 +67,7 @@ const BUSINESS_FILE_NAME = 'se_foretag_0000_bolagsverket_scb.tar';
 export const seBusiness: SourceAdapter = {
   id: 'se-business',
   country: 'SE',
+  scopeOf: wholeCountry,
   title: 'Bolagsverket + SCB bulk files (HVD)',
   // Two downloads (Bolagsverket's and SCB's zips) make one input: the operator tars them into
   // the inbox (docs/sources/se-business.md).
@@ -79,6 +81,5 @@ export const seBusiness: SourceAdapter = {
   parse: (input, { fileName }) => readBusiness(input, fileName),
   repairStaged: rejectOrphanWorkplaces,
   countLive: (client) => countLiveCompanies(client),
-  nationwide: true,
   publish: (context) => publishCompanies(context),
 };

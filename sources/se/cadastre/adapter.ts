@@ -12,6 +12,7 @@ import { stepTimer } from '../../publish/step-timer.js';
 import { isUnitCode, normalBlock, parseEtikett, seCadastreId, seDesignation, SeDesignationError, typeOfBlock } from '../cadastre-id.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from '../geopackage-values.js';
 import { relinkAfterCadastre } from '../covering-property.js';
+import { stagedMunicipalities } from '../../input-scope.js';
 
 /**
  * Lantmäteriet Fastighetsindelning (GeoPackage, layer `registerenhetsomradesyta`, EPSG:3006):
@@ -201,6 +202,7 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
 export const seCadastre: SourceAdapter = {
   id: 'se-cadastre',
   country: 'SE',
+  scopeOf: stagedMunicipalities,
   title: 'Lantmäteriet Fastighetsindelning (GeoPackage)',
   // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
   // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.

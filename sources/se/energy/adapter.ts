@@ -12,6 +12,7 @@ import {
   apiDeclarationValues, ENERGY_STAGING_COLUMNS, EXTRACT_OPTIONAL, EXTRACT_REQUIRED, extractDeclarationValues, isDeclarationProblem,
   type ApiDeclarationLine,
 } from './parse.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 const ENERGY_MERGE: TableMerge = {
   liveTable: 'energy_certificate',
@@ -84,6 +85,7 @@ const ENERGY_FILE_NAME = 'boverket_energideklarationer_0000_sverige.jsonl';
 export const seEnergy: SourceAdapter = {
   id: 'se-energy',
   country: 'SE',
+  scopeOf: nationalByFileName,
   title: 'Boverket energideklarationer (API answers as JSON Lines, register extract CSV)',
   // The API needs a subscription key and one call per municipality: the operator's fetcher
   // (docs/sources/se-energy.md) leaves its answers in the inbox.

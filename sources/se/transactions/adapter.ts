@@ -8,6 +8,7 @@ import { countLiveRows } from '../../publish/merge-table.js';
 import { CODE_TABLES, codeTableOf, readCodeTable, type CodeTableName } from './price-code-tables.js';
 import { priceRecordValues, TRANSACTION_STAGING_COLUMNS, type PriceRecord } from './parse.js';
 import { publishTransactions } from './publish.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /** Code tables first (they are small), then the sales, each checked against them. */
 async function* readPriceExtract(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
@@ -41,6 +42,7 @@ const TRANSACTIONS_FILE_NAME = 'fastighetspriser_0000_sverige.tar';
 export const seTransactions: SourceAdapter = {
   id: 'se-transactions',
   country: 'SE',
+  scopeOf: nationalByFileName,
   title: 'Lantmäteriet fastighetsprisregistret (exchange format: code tables + JSON Lines)',
   // No open feed exists: the extract is ordered from Lantmäteriet and converted (see the docs).
   get defaultInput() {

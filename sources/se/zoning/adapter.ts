@@ -5,6 +5,7 @@ import { countKeyed, type KeyedMerge } from '../../publish/merge-keyed.js';
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
 import { publishZoningPlans } from '../../publish/zoning-plans.js';
 import { inboxPath } from '../../inbox.js';
+import { nationalByFileName } from '../../input-scope.js';
 
 /** The exchange file's name, in the inbox or NORDPROP_INPUT_DIR (`0000`: national, it replaces every Swedish plan). */
 export const SE_ZONING_FILE_NAME = 'detaljplaner_0000_sverige.jsonl';
@@ -133,6 +134,7 @@ const SE_ZONING_MERGE: KeyedMerge = {
 export const seZoning: SourceAdapter = {
   id: 'se-zoning',
   country: 'SE',
+  scopeOf: nationalByFileName,
   title: 'Detaljplaner: plans, status, utilization provisions, plan areas (nordprop JSON Lines exchange)',
   // Lantmäteriet's Detaljplan data set is served through the national geodata platform under an
   // agreement: the operator fills the exchange file (docs/sources/se-zoning.md) into the inbox.
