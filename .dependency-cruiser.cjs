@@ -15,6 +15,10 @@
 // Tools stand beside the building and may use any floor; production code (floors 0-5) never
 // imports them: sample/ (the test-data generator) < evaluations/ (scores against the sample's
 // truth) < bench/ < test/. Only cli/ may import sample/ and evaluations/, for its tool verbs.
+//
+// A source's folder holds its sample writer (sources/<country>/<id>/sample.ts): a file of the
+// sample tool that lives beside its adapter. It is judged as sample/ is, and production code
+// never imports it (sample/register-files.ts loads it by the source's folder).
 
 const FLOORS = [
   ['lib'],
@@ -29,6 +33,7 @@ const TOOLS = ['sample', 'evaluations', 'bench', 'test'];
 const CLI_TOOLS = ['sample', 'evaluations'];
 
 const under = (folders) => `^(${folders.join('|')})/`;
+const SAMPLE_ROLE = '^sources/[^/]+/[^/]+/sample\\.ts$';
 
 const upward = FLOORS.slice(0, -1).map((floor, level) => ({
   name: `upward-from-${floor.join('-')}`,
@@ -42,8 +47,8 @@ const toolsInProduction = {
   name: 'production-imports-tool',
   severity: 'error',
   comment: 'Production code never imports the sample generator, the evaluations, the benchmarks or the tests.',
-  from: { path: under(FLOORS.slice(0, -1).flat()) },
-  to: { path: under(TOOLS) },
+  from: { path: under(FLOORS.slice(0, -1).flat()), pathNot: SAMPLE_ROLE },
+  to: { path: `${under(TOOLS)}|${SAMPLE_ROLE}` },
 };
 
 const cliTools = {
@@ -58,7 +63,7 @@ const upwardTools = TOOLS.slice(0, -1).map((tool, index) => ({
   name: `upward-from-${tool}`,
   severity: 'error',
   comment: `${tool}/ may not import ${TOOLS.slice(index + 1).join('/, ')}/.`,
-  from: { path: under([tool]) },
+  from: { path: tool === 'sample' ? `${under([tool])}|${SAMPLE_ROLE}` : under([tool]) },
   to: { path: under(TOOLS.slice(index + 1)) },
 }));
 

@@ -50,6 +50,14 @@ export const SOURCES: readonly SourceAdapter[] = [
   seZoning,
 ];
 
+/**
+ * The folder of a source's files, `sources/<country>/<id without the country>` (no-energy:
+ * sources/no/energy): its adapter.ts, sample.ts and helpers of its own. Paths from the repository root.
+ */
+export function sourceFolder(source: Pick<SourceAdapter, 'id' | 'country'>): string {
+  return `sources/${source.country.toLowerCase()}/${source.id.slice(source.country.length + 1)}`;
+}
+
 export function getSource(id: string): SourceAdapter {
   const source = SOURCES.find((candidate) => candidate.id === id);
   if (!source) throw new Error(`unknown source "${id}"; known sources: ${SOURCES.map((s) => s.id).join(', ')}`);

@@ -63,6 +63,12 @@ export interface SourceAdapter {
   id: string;
   country: Country;
   title: string;
+  /**
+   * The page that documents the source, from the repository root (`docs/sources/<id>.md`, its
+   * exchange format's page, or a page it shares with its sibling sources): what the file is, how
+   * to obtain it and the rules the adapter applies.
+   */
+  docs: string;
   /** The register's national download. */
   defaultInput: string;
   /** The register's file name; with NORDPROP_INPUT_DIR the source reads `<dir>/<inputFileName>`. */

@@ -32,6 +32,7 @@ export const noAddress: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Kartverket Matrikkelen Adresse (CSV)',
+  docs: 'docs/sources/no-address.md',
   defaultInput:
     'https://nedlasting.geonorge.no/geonorge/Basisdata/MatrikkelenAdresse/CSV/Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.zip',
   inputFileName: 'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.zip',

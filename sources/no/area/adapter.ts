@@ -25,6 +25,7 @@ export const noArea: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Kartverket municipality boundaries (kommuner, GeoJSON)',
+  docs: 'docs/sources/no-area.md',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Basisdata/Kommuner/GeoJSON/Basisdata_0000_Norge_4258_Kommuner_GeoJSON.zip',
   inputFileName: 'Basisdata_0000_Norge_4258_Kommuner_GeoJSON.geojson',
   zipEntry: /\.(geo)?json$/i,

@@ -265,6 +265,7 @@ export const noBuilding: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Kartverket Matrikkelen Bygning (bygningspunkt, GML)',
+  docs: 'docs/sources/no-building.md',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Basisdata/MatrikkelenBygning/GML/Basisdata_0000_Norge_25833_MatrikkelenBygning_GML.zip',
   inputFileName: 'Basisdata_0000_Norge_25833_MatrikkelenBygning_GML.zip',
   zipEntry: /\.gml$/i,

@@ -67,6 +67,7 @@ export const noBusiness: SourceAdapter = {
   country: 'NO',
   scopeOf: wholeCountry,
   title: 'Brønnøysund Enhetsregisteret (enheter, underenheter, updates feed)',
+  docs: 'docs/sources/no-business.md',
   defaultInput: `${API}/oppdateringer`,
   // Both downloads in one tar (see parseBusiness); a single download loads as it is.
   inputFileName: 'enhetsregisteret.tar',

@@ -99,6 +99,7 @@ export const noCadastre: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Kartverket Matrikkelen Eiendomskart Teig (GML)',
+  docs: 'docs/sources/no-cadastre.md',
   defaultInput:
     'https://nedlasting.geonorge.no/geonorge/Basisdata/MatrikkelenEiendomskartTeig/GML/Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip',
   inputFileName: 'Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip',

@@ -22,13 +22,14 @@ const ENERGY_MERGE: TableMerge = {
  * Enova's energy certificates (energiattester), the national register of building energy labels.
  * Enova's bulk file sits behind an API key (GET …/ems/offentlige-data/v1/Fil/{year} answers a
  * `bankFileUrl`, one file per year), so the operator fetches the yearly files and concatenates
- * them into one national CSV in the inbox; see docs/exchange/no-energy.md.
+ * them into one national CSV in the inbox; see docs/sources/no-energy.md.
  */
 export const noEnergy: SourceAdapter = {
   id: 'no-energy',
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Enova energiattester (CSV)',
+  docs: 'docs/sources/no-energy.md',
   get defaultInput() {
     return inboxPath(ENERGY_FILE_NAME);
   },

@@ -15,6 +15,7 @@ export const noGrunnkrets: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'SSB/Kartverket grunnkretser (GeoJSON)',
+  docs: 'docs/sources/no-area.md',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Befolkning/Grunnkretser/GeoJSON/Befolkning_0000_Norge_25833_Grunnkretser_GeoJSON.zip',
   inputFileName: 'Befolkning_0000_Norge_25833_Grunnkretser_GeoJSON.geojson',
   zipEntry: /\.(geo)?json$/i,

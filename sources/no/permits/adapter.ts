@@ -96,6 +96,7 @@ export const noPermits: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Building permit cases, byggesaker (nordprop JSON Lines exchange)',
+  docs: 'docs/exchange/no-permits.md',
   get defaultInput() {
     return inboxPath(PERMITS_FILE_NAME);
   },

@@ -14,6 +14,7 @@ export const noPostalCode: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Kartverket postal code areas (postnummerområder, GeoJSON)',
+  docs: 'docs/sources/no-area.md',
   defaultInput: 'https://nedlasting.geonorge.no/geonorge/Basisdata/Postnummeromrader/GeoJSON/Basisdata_0000_Norge_25833_Postnummeromrader_GeoJSON.zip',
   inputFileName: 'Basisdata_0000_Norge_25833_Postnummeromrader_GeoJSON.geojson',
   zipEntry: /\.(geo)?json$/i,

@@ -129,6 +129,7 @@ export const seAddress: SourceAdapter = {
   country: 'SE',
   scopeOf: stagedMunicipalities,
   title: 'Lantmäteriet Belägenhetsadress (GeoPackage)',
+  docs: 'docs/sources/se-geodata.md',
   // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
   // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
   get defaultInput() {

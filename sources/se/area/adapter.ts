@@ -42,6 +42,7 @@ export const seArea: SourceAdapter = {
   country: 'SE',
   scopeOf: nationalByFileName,
   title: 'Swedish municipalities, postal codes and land allocations',
+  docs: 'docs/sources/se-area.md',
   // Boundaries, postal codes and allocations come from three places; the operator bundles them
   // into the inbox (docs/sources/se-area.md).
   get defaultInput() {

@@ -169,6 +169,7 @@ export const seBuilding: SourceAdapter = {
   country: 'SE',
   scopeOf: stagedMunicipalities,
   title: 'Lantmäteriet Byggnad (GeoPackage)',
+  docs: 'docs/sources/se-building.md',
   // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
   // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
   get defaultInput() {

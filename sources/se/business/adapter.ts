@@ -69,6 +69,7 @@ export const seBusiness: SourceAdapter = {
   country: 'SE',
   scopeOf: wholeCountry,
   title: 'Bolagsverket + SCB bulk files (HVD)',
+  docs: 'docs/sources/se-business.md',
   // Two downloads (Bolagsverket's and SCB's zips) make one input: the operator tars them into
   // the inbox (docs/sources/se-business.md).
   get defaultInput() {

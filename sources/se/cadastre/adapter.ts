@@ -204,6 +204,7 @@ export const seCadastre: SourceAdapter = {
   country: 'SE',
   scopeOf: stagedMunicipalities,
   title: 'Lantmäteriet Fastighetsindelning (GeoPackage)',
+  docs: 'docs/sources/se-geodata.md',
   // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
   // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
   get defaultInput() {

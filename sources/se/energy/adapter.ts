@@ -87,6 +87,7 @@ export const seEnergy: SourceAdapter = {
   country: 'SE',
   scopeOf: nationalByFileName,
   title: 'Boverket energideklarationer (API answers as JSON Lines, register extract CSV)',
+  docs: 'docs/sources/se-energy.md',
   // The API needs a subscription key and one call per municipality: the operator's fetcher
   // (docs/sources/se-energy.md) leaves its answers in the inbox.
   get defaultInput() {

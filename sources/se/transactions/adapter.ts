@@ -44,6 +44,7 @@ export const seTransactions: SourceAdapter = {
   country: 'SE',
   scopeOf: nationalByFileName,
   title: 'Lantmäteriet fastighetsprisregistret (exchange format: code tables + JSON Lines)',
+  docs: 'docs/sources/se-transactions.md',
   // No open feed exists: the extract is ordered from Lantmäteriet and converted (see the docs).
   get defaultInput() {
     return inboxPath(TRANSACTIONS_FILE_NAME);

@@ -136,6 +136,7 @@ export const seZoning: SourceAdapter = {
   country: 'SE',
   scopeOf: nationalByFileName,
   title: 'Detaljplaner: plans, status, utilization provisions, plan areas (nordprop JSON Lines exchange)',
+  docs: 'docs/sources/se-zoning.md',
   // Lantmäteriet's Detaljplan data set is served through the national geodata platform under an
   // agreement: the operator fills the exchange file (docs/sources/se-zoning.md) into the inbox.
   get defaultInput() {
