@@ -99,9 +99,20 @@ const workflowSafeModules = {
   },
 };
 
+// The shared readers and helpers of sources/ serve every country: a format reader, a geometry
+// helper or a publish step knows no register. What is one country's (its ids, its registers'
+// file layouts) lives in that country's folder and calls them, never the other way round.
+const sharedSourceCode = {
+  name: 'shared-source-code-imports-a-country',
+  severity: 'error',
+  comment: 'sources/formats/, sources/geo/ and sources/publish/ import nothing from a country folder (sources/no/, sources/se/).',
+  from: { path: '^sources/(formats|geo|publish)/' },
+  to: { path: '^sources/(no|se)/' },
+};
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
-  forbidden: [...upward, toolsInProduction, cliTools, ...upwardTools, workflowSandbox, workflowSafeModules],
+  forbidden: [...upward, toolsInProduction, cliTools, ...upwardTools, workflowSandbox, workflowSafeModules, sharedSourceCode],
   options: {
     // TypeScript's own view of the imports, so `import type` is seen (and told apart).
     tsPreCompilationDeps: true,

@@ -1,5 +1,5 @@
 import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter, StagingContext } from '../../source-adapter.js';
-import { readTeigFeatures, type TeigFeature } from '../../formats/teig-gml.js';
+import { readTeigFeatures, type TeigFeature } from './parse.js';
 import { transformTo } from '../../geo/reproject.js';
 import { multiPolygonEwkt } from '../../geo/ewkt.js';
 import { planarArea } from '../../geo/planar-area.js';

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { readTeigFeatures, type TeigFeature, type TeigRecord } from '../../../sources/formats/teig-gml.js';
+import { readTeigFeatures, type TeigFeature, type TeigRecord } from '../../../../sources/no/cadastre/parse.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/no/teig/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/no/teig/', import.meta.url));
 const fixture = (name: string) => `${FIXTURES}${name}`;
 
 async function collect(input: Parameters<typeof readTeigFeatures>[0]): Promise<TeigRecord[]> {
@@ -269,7 +269,7 @@ describe('readTeigFeatures: unreadable documents throw', () => {
     const latin1 = Buffer.from(text, 'latin1'); // 'å' in område becomes the single byte 0xE5
     await expect(collect(Readable.from([latin1]))).rejects.toThrow(/not valid UTF-8.*ISO-8859-1/);
     const offset = latin1.indexOf(0xe5);
-    await expect(collect(Readable.from([latin1]))).rejects.toThrow(`at byte ${offset}`);
+    await expect(collect(Readable.from([latin1]))).rejects.toThrow(`near byte ${offset}`);
   });
 });
 

@@ -6,26 +6,19 @@
  * name because Geonorge, WFS and hand-exported files bind the schema to different prefixes.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { localName } from './xml-name.js';
-import { InputFormatError, readFailure } from './input-error.js';
-import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from '../no/cadastre-id.js';
-import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid } from '../geo/reproject.js';
+import { localName } from '../../formats/xml-name.js';
+import { InputFormatError, readFailure } from '../../formats/input-error.js';
+import { appendSegment, checkRing, NON_LINEAR_SEGMENTS, reversePairs } from '../../formats/gml-rings.js';
+import { parseCoords } from '../../formats/gml-coordinates.js';
+import { StrictUtf8Decoder } from '../../formats/text-encoding.js';
+import { emptyUnit, unitsOfTeig, type TeigUnitRef, type UnitParts } from './teig-units.js';
+import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid } from '../../geo/reproject.js';
 
 export type TeigRecord =
   | { kind: 'feature'; feature: TeigFeature }
   | { kind: 'reject'; position: number; reason: string; raw: string };
 
-export interface TeigUnitRef {
-  kommunenummer: string;
-  gardsnummer: number;
-  bruksnummer: number;
-  festenummer: number;
-  seksjonsnummer: number;
-  /** Normal form via formatCadastreId, e.g. '0301-208-327-0-0'. */
-  cadastreId: string;
-  /** hovedteig: this teig is the unit's main parcel. */
-  isMainParcel: boolean;
-}
+export type { TeigUnitRef } from './teig-units.js';
 
 export interface TeigFeature {
   /** 1-based index of the Teig element in the file. */
@@ -49,25 +42,11 @@ const PIECE = 64 * 1024;
 /** Source text kept behind the current piece for cutting excerpts; far longer than any start tag. */
 const KEEP = 4096;
 
-const NON_LINEAR_SEGMENTS = new Set([
-  'Arc', 'ArcString', 'ArcByBulge', 'ArcStringByBulge', 'ArcByCenterPoint', 'Circle', 'CircleByCenterPoint',
-  'CubicSpline', 'BSpline', 'Bezier', 'Clothoid', 'OffsetCurve',
-]);
-
 const enum Section { Other, Ident, IdentTeig, Omrade, Enhet }
 
 const enum Field {
   None, LokalId, TeigId, Kommune, MatrTekst, Area,
   UKommune, UGnr, UBnr, UFnr, USnr, UHoved, PropHoved, PosList, Pos,
-}
-
-interface UnitParts {
-  kommunenummer: string | null;
-  gardsnummer: string | null;
-  bruksnummer: string | null;
-  festenummer: string | null;
-  seksjonsnummer: string | null;
-  hoved: boolean | null;
 }
 
 interface CrsInfo { srid: number; latFirst: boolean }
@@ -88,148 +67,10 @@ class FeatureState {
   constructor(readonly position: number, readonly rawStart: number) {}
 }
 
-function emptyUnit(): UnitParts {
-  return { kommunenummer: null, gardsnummer: null, bruksnummer: null, festenummer: null, seksjonsnummer: null, hoved: null };
-}
-
 function parseBool(text: string): boolean | null {
   const t = text.trim().toLowerCase();
   if (t === 'true' || t === '1') return true;
   if (t === 'false' || t === '0') return false;
-  return null;
-}
-
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-
-/**
- * Single pass over plain decimals (`-262517.36`), allocating nothing per token. An integer
- * mantissa of at most 15 digits divided by an exact power of ten is one correctly rounded
- * operation, so each value equals Number(token). Returns how many numbers were read, or -1
- * at anything else (exponents, long mantissas, junk) so the caller takes the general path.
- */
-function parseCoordsFast(text: string, dim: number, latFirst: boolean, out: number[]): number {
-  const len = text.length;
-  let mantissa = 0;
-  let digits = 0;
-  let scale = 0;
-  let dot = false;
-  let negative = false;
-  let inToken = false;
-  let count = 0;
-  let k = 0; // index within the current tuple
-  let a = 0;
-  let b = 0;
-  for (let i = 0; i <= len; i++) {
-    const c = i < len ? text.charCodeAt(i) : 32;
-    if (c >= 48 && c <= 57) {
-      mantissa = mantissa * 10 + (c - 48);
-      digits++;
-      if (dot) scale++;
-      inToken = true;
-    } else if (c === 32 || c === 10 || c === 13 || c === 9) {
-      if (!inToken) continue;
-      if (digits === 0 || digits > 15) return -1;
-      const v = negative ? -(mantissa / POW10[scale]) : mantissa / POW10[scale];
-      count++;
-      if (k === 0) a = v;
-      else if (k === 1) b = v;
-      if (++k === dim) {
-        if (latFirst) out.push(b, a);
-        else out.push(a, b);
-        k = 0;
-      }
-      mantissa = 0;
-      digits = 0;
-      scale = 0;
-      dot = false;
-      negative = false;
-      inToken = false;
-    } else if (c === 46 && !dot) {
-      dot = true;
-      inToken = true;
-    } else if (c === 45 && !inToken) {
-      negative = true;
-      inToken = true;
-    } else {
-      return -1;
-    }
-  }
-  return count;
-}
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13;
-}
-
-/** Token-by-token fallback with Number(): exponents, long mantissas, and the error message for junk. */
-function parseCoordsGeneral(text: string, dim: number, latFirst: boolean, out: number[]): number | string {
-  const len = text.length;
-  let i = 0;
-  let k = 0;
-  let count = 0;
-  let a = 0;
-  let b = 0;
-  while (i < len) {
-    while (i < len && isSpace(text.charCodeAt(i))) i++;
-    if (i >= len) break;
-    const start = i;
-    while (i < len && !isSpace(text.charCodeAt(i))) i++;
-    const token = text.slice(start, i);
-    const v = Number(token);
-    if (!Number.isFinite(v)) return `non-numeric coordinate "${token.slice(0, 40)}"`;
-    count++;
-    if (k === 0) a = v;
-    else if (k === 1) b = v;
-    if (++k === dim) {
-      if (latFirst) out.push(b, a);
-      else out.push(a, b);
-      k = 0;
-    }
-  }
-  return count;
-}
-
-/**
- * Appends the coordinates in `text` to `out` as x,y pairs (z dropped, axes swapped when
- * latitude comes first). Returns an error message, or null.
- */
-function parseCoords(text: string, dim: number, latFirst: boolean, out: number[], exactCount: boolean): string | null {
-  const base = out.length;
-  let count: number | string = parseCoordsFast(text, dim, latFirst, out);
-  if (count < 0) {
-    out.length = base;
-    count = parseCoordsGeneral(text, dim, latFirst, out);
-    if (typeof count === 'string') return count;
-  }
-  if (exactCount && count !== dim) return `gml:pos has ${count} numbers, expected srsDimension ${dim}`;
-  if (count % dim !== 0) return `coordinate list has ${count} numbers, not a multiple of srsDimension ${dim}`;
-  return null;
-}
-
-/** Appends a curve segment, dropping its first point when it repeats the joint. */
-function appendSegment(target: number[], seg: number[]): void {
-  let from = 0;
-  const n = target.length;
-  if (n >= 2 && seg.length >= 2 && target[n - 2] === seg[0] && target[n - 1] === seg[1]) from = 2;
-  for (let i = from; i < seg.length; i++) target.push(seg[i]);
-}
-
-function reversePairs(pts: number[]): number[] {
-  const out = new Array<number>(pts.length);
-  for (let i = 0, j = pts.length - 2; j >= 0; i += 2, j -= 2) {
-    out[i] = pts[j];
-    out[i + 1] = pts[j + 1];
-  }
-  return out;
-}
-
-function checkRing(ring: number[], label: string): string | null {
-  const n = ring.length / 2;
-  if (n < 4) return `${label} has ${n} positions; a closed ring needs at least 4`;
-  const l = ring.length;
-  if (ring[0] !== ring[l - 2] || ring[1] !== ring[l - 1]) {
-    return `${label} is not closed (first point ${ring[0]} ${ring[1]} ≠ last point ${ring[l - 2]} ${ring[l - 1]})`;
-  }
   return null;
 }
 
@@ -719,52 +560,9 @@ class TeigParser {
     const lokalId = detach(f.lokalId || f.teigId || f.gmlId || '');
     if (!lokalId) return 'no identifier (lokalId, teigId or gml:id)';
 
-    let teigKommune: string | null = null;
-    if (f.kommunenummer !== null && f.kommunenummer !== '') {
-      try {
-        teigKommune = normalizeMunicipality(f.kommunenummer);
-      } catch (e) {
-        if (e instanceof CadastreIdError) return `teig ${e.message}`;
-        throw e;
-      }
-    }
-
-    let anyDeclared = false;
-    for (const u of f.units) if (u.hoved !== null) anyDeclared = true;
-    const units: TeigUnitRef[] = [];
-    for (let i = 0; i < f.units.length; i++) {
-      const parts = f.units[i];
-      let unit;
-      try {
-        unit = unitFromParts({
-          kommunenummer: parts.kommunenummer ?? teigKommune,
-          gardsnummer: parts.gardsnummer,
-          bruksnummer: parts.bruksnummer,
-          festenummer: parts.festenummer,
-          seksjonsnummer: parts.seksjonsnummer,
-        });
-      } catch (e) {
-        if (e instanceof CadastreIdError) return `matrikkelenhet ${i + 1}: ${e.message}`;
-        throw e;
-      }
-      const isMainParcel = anyDeclared ? parts.hoved === true : i === 0;
-      const cadastreId = formatCadastreId(unit);
-      // Units per teig are few, so a linear scan beats building a Map.
-      const dup = units.find((u) => u.cadastreId === cadastreId);
-      if (dup) {
-        dup.isMainParcel ||= isMainParcel;
-        continue;
-      }
-      units.push({
-        kommunenummer: unit.kommunenummer,
-        gardsnummer: unit.gardsnummer,
-        bruksnummer: unit.bruksnummer,
-        festenummer: unit.festenummer,
-        seksjonsnummer: unit.seksjonsnummer,
-        cadastreId,
-        isMainParcel,
-      });
-    }
+    const found = unitsOfTeig(f.kommunenummer, f.units);
+    if (typeof found === 'string') return found;
+    const { teigKommune, units } = found;
 
     let storedAreaM2: number | null = null;
     if (f.area !== null && f.area !== '') {
@@ -786,34 +584,6 @@ class TeigParser {
   }
 }
 
-/** Byte offset of the first byte that cannot start or continue a UTF-8 sequence (approximate; for messages). */
-function firstBadUtf8(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    let need = 0;
-    if (b < 0x80) continue;
-    else if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) need = 2;
-    else if (b >= 0xf0 && b <= 0xf4) need = 3;
-    else return i;
-    for (let k = 1; k <= need; k++) {
-      if (i + k >= bytes.length) return -1; // may continue in the next chunk
-      if ((bytes[i + k] & 0xc0) !== 0x80) return i;
-    }
-    i += need;
-  }
-  return -1;
-}
-
-function encodingError(byteOffset: number, declared: string | null): InputFormatError {
-  const hint = declared && !/^utf-?8$/i.test(declared)
-    ? ` (the XML declaration says encoding="${declared}")`
-    : ' (it looks like a single-byte encoding such as ISO-8859-1/Latin-1)';
-  return new InputFormatError(
-    `Teig GML is not valid UTF-8: invalid byte sequence at byte ${byteOffset}${hint}; re-encode the file as UTF-8`,
-  );
-}
-
 /**
  * Streams `Teig` features out of a GML document, one record per Teig as soon as its end
  * tag has been read. Bad features become `reject` records; a document that is not
@@ -824,10 +594,12 @@ export async function* readTeigFeatures(
   input: NodeJS.ReadableStream | AsyncIterable<Buffer | string>,
 ): AsyncGenerator<TeigRecord> {
   const parser = new TeigParser();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let byteOffset = 0;
   let first = true;
   let declared: string | null = null;
+  // A file that is not UTF-8 usually says what it is in its XML declaration.
+  const decoder = new StrictUtf8Decoder('Teig GML', () =>
+    declared && !/^utf-?8$/i.test(declared) ? `the XML declaration says encoding="${declared}"` : 'it looks like a single-byte encoding such as ISO-8859-1/Latin-1',
+  );
 
   try {
     for await (const chunk of input as AsyncIterable<Buffer | Uint8Array | string>) {
@@ -839,13 +611,7 @@ export async function* readTeigFeatures(
           const head = Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.length, 200)).toString('latin1');
           declared = /^(?:\uFEFF|ï»¿)?<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ?? null;
         }
-        try {
-          text = decoder.decode(chunk, { stream: true });
-        } catch {
-          const at = firstBadUtf8(chunk);
-          throw encodingError(byteOffset + Math.max(0, at), declared);
-        }
-        byteOffset += chunk.length;
+        text = decoder.decode(chunk);
       }
       first = false;
       for (let i = 0; i < text.length; i += PIECE) {
@@ -853,12 +619,7 @@ export async function* readTeigFeatures(
         if (parser.out.length > 0) yield* parser.out.splice(0);
       }
     }
-    let tail: string;
-    try {
-      tail = decoder.decode();
-    } catch {
-      throw encodingError(byteOffset, declared);
-    }
+    const tail = decoder.end();
     if (tail) parser.write(tail);
     parser.close();
   } catch (error) {
