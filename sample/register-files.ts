@@ -7,11 +7,10 @@
  * another file), so files stay coherent and deterministic.
  */
 import type { Country } from '../lib/domain/country.js';
-import { SOURCES, sourceFolder } from '../sources/registry.js';
-import type { SourceAdapter } from '../sources/source-adapter.js';
+import { SOURCES } from '../sources/registry.js';
 import type { SamplePlan } from './plan.js';
 import type { SeSamplePlan } from './se/properties.js';
-import type { SourceSample } from './source-sample.js';
+import { sampleOfSource, type SourceSample } from './source-sample.js';
 
 export interface SampleWriteContext {
   /** Absolute path to write (the register's `inputFileName` inside the sample directory). */
@@ -34,26 +33,6 @@ export interface SampleRegisterFile {
   fileName: string;
   /** Writes the whole file (streamed, so memory stays flat); returns the records written. */
   write(context: SampleWriteContext): Promise<{ rows: number }>;
-}
-
-/** A registered source's sample writer, loaded from its folder; a source without one is a clear error. */
-export async function sampleOfSource(source: Pick<SourceAdapter, 'id' | 'country'>): Promise<SourceSample> {
-  const file = `${sourceFolder(source)}/sample.ts`;
-  let loaded: { sample?: SourceSample };
-  try {
-    // A specifier built at run time from the registry (no list of writers to keep in step).
-    const specifier = `../${sourceFolder(source)}/sample.js`;
-    loaded = (await import(/* @vite-ignore */ specifier)) as { sample?: SourceSample };
-  } catch (error) {
-    throw new Error(`source ${source.id} has no sample writer: ${file} could not be loaded (${(error as Error).message})`);
-  }
-  const sample = loaded.sample;
-  if (!sample || !Array.isArray(sample.files)) throw new Error(`${file} does not export \`sample\` (its files, or the foundation file it reads)`);
-  if (!sample.foundationFile && sample.files.length === 0) throw new Error(`${file} writes no file for ${source.id}`);
-  for (const written of sample.files) {
-    if (written.sourceId !== source.id || written.country !== source.country) throw new Error(`${file} writes a file of ${written.sourceId}, not of ${source.id}`);
-  }
-  return sample;
 }
 
 /** Each registered source's sample, in registry order. */
