@@ -32,7 +32,7 @@ export async function sampleOfSource(source: Pick<SourceAdapter, 'id' | 'country
     const specifier = `../${sourceFolder(source)}/sample.js`;
     loaded = (await import(/* @vite-ignore */ specifier)) as { sample?: SourceSample };
   } catch (error) {
-    throw new Error(`source ${source.id} has no sample writer: ${file} could not be loaded (${(error as Error).message})`);
+    throw new Error(`the sample writer of ${source.id}, ${file}, could not be loaded (is it missing?): ${(error as Error).message}`);
   }
   const sample = loaded.sample;
   if (!sample || !Array.isArray(sample.files)) throw new Error(`${file} does not export \`sample\` (its files, or the foundation file it reads)`);
