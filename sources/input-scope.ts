@@ -11,7 +11,7 @@ export function wholeCountry(): InputScope {
   return 'country';
 }
 
-/** Any input other than the national download is a regional extract (Lantmäteriet's per-county GeoPackages). */
+/** Any input other than the national download is a regional extract (Lantmäteriet's GeoPackages, delivered per municipality). */
 export function stagedMunicipalities(): InputScope {
   return 'staged-municipalities';
 }
