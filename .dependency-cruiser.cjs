@@ -15,6 +15,10 @@
 // Tools stand beside the building and may use any floor; production code (floors 0-5) never
 // imports them: sample/ (the test-data generator) < evaluations/ (scores against the sample's
 // truth) < bench/ < test/. Only cli/ may import sample/ and evaluations/, for its tool verbs.
+//
+// A source's folder holds its sample writer (sources/<country>/<id>/sample.ts): a file of the
+// sample tool that lives beside its adapter. It is judged as sample/ is, and production code
+// never imports it (sample/register-files.ts loads it by the source's folder).
 
 const FLOORS = [
   ['lib'],
@@ -29,6 +33,7 @@ const TOOLS = ['sample', 'evaluations', 'bench', 'test'];
 const CLI_TOOLS = ['sample', 'evaluations'];
 
 const under = (folders) => `^(${folders.join('|')})/`;
+const SAMPLE_ROLE = '^sources/[^/]+/[^/]+/sample\\.ts$';
 
 const upward = FLOORS.slice(0, -1).map((floor, level) => ({
   name: `upward-from-${floor.join('-')}`,
@@ -42,8 +47,8 @@ const toolsInProduction = {
   name: 'production-imports-tool',
   severity: 'error',
   comment: 'Production code never imports the sample generator, the evaluations, the benchmarks or the tests.',
-  from: { path: under(FLOORS.slice(0, -1).flat()) },
-  to: { path: under(TOOLS) },
+  from: { path: under(FLOORS.slice(0, -1).flat()), pathNot: SAMPLE_ROLE },
+  to: { path: `${under(TOOLS)}|${SAMPLE_ROLE}` },
 };
 
 const cliTools = {
@@ -58,7 +63,7 @@ const upwardTools = TOOLS.slice(0, -1).map((tool, index) => ({
   name: `upward-from-${tool}`,
   severity: 'error',
   comment: `${tool}/ may not import ${TOOLS.slice(index + 1).join('/, ')}/.`,
-  from: { path: under([tool]) },
+  from: { path: tool === 'sample' ? `${under([tool])}|${SAMPLE_ROLE}` : under([tool]) },
   to: { path: under(TOOLS.slice(index + 1)) },
 }));
 
@@ -94,9 +99,20 @@ const workflowSafeModules = {
   },
 };
 
+// The shared readers and helpers of sources/ serve every country: a format reader, a geometry
+// helper or a publish step knows no register. What is one country's (its ids, its registers'
+// file layouts) lives in that country's folder and calls them, never the other way round.
+const sharedSourceCode = {
+  name: 'shared-source-code-imports-a-country',
+  severity: 'error',
+  comment: 'sources/formats/, sources/geo/ and sources/publish/ import nothing from a country folder (sources/no/, sources/se/).',
+  from: { path: '^sources/(formats|geo|publish)/' },
+  to: { path: '^sources/(no|se)/' },
+};
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
-  forbidden: [...upward, toolsInProduction, cliTools, ...upwardTools, workflowSandbox, workflowSafeModules],
+  forbidden: [...upward, toolsInProduction, cliTools, ...upwardTools, workflowSandbox, workflowSafeModules, sharedSourceCode],
   options: {
     // TypeScript's own view of the imports, so `import type` is seen (and told apart).
     tsPreCompilationDeps: true,

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { loadConfig } from '../lib/config.js';
 import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
@@ -16,12 +15,12 @@ export function validationFailure(message: string): ApplicationFailure {
 }
 
 /**
- * Which live rows the snapshot replaces. A Geonorge file names its coverage (`_0000_Norge_` is
- * national); any other file replaces only the municipalities it contains, so loading one
- * municipality's extract never deletes the rest of the country.
+ * Which live rows the snapshot replaces: the source's own rule (`scopeOf`) says whether an input
+ * covers the country or only the municipalities it contains; its national download and its
+ * change feed always cover the country.
  */
 export async function snapshotScope(source: SourceAdapter, input: string, stagingTable: string): Promise<PublishScope> {
-  const national = source.nationwide || source.increment?.accepts(input) || /(^|[_\-/])0000_/.test(path.basename(input)) || input === source.defaultInput;
+  const national = source.increment?.accepts(input) || input === source.defaultInput || source.scopeOf(input) === 'country';
   if (national) return { country: source.country, municipalities: null };
   const result = await getPool().query<{ code: string }>(`SELECT DISTINCT municipality_code AS code FROM ${stagingTable} ORDER BY 1`);
   return { country: source.country, municipalities: result.rows.map((row) => row.code) };

@@ -14,7 +14,7 @@ import { samplePlans } from '../sample/plans.js';
 import { parcelsOfPlan } from '../sample/parcels.js';
 import { resolveSampleSize } from '../sample/profile.js';
 import { ADDRESS_CSV_HEADER, addressCsvRow } from '../sample/write-address-csv.js';
-import { AddressRowReader } from '../sources/no/address-csv.js';
+import { AddressRowReader } from '../sources/no/address/parse.js';
 
 export const ADDRESS_ROWS_RUN_ID = 'address-search-bench';
 

@@ -31,7 +31,7 @@ import { PROJECT_ROOT } from '../lib/config.js';
 import { startTemporalServer, type TemporalServer } from '../lib/temporal/dev-server.js';
 import { GENERATOR_VERSION } from '../sample/manifest.js';
 import { SOURCES } from '../sources/registry.js';
-import { CADASTRE_LAYER } from '../sources/se/cadastre.js';
+import { CADASTRE_LAYER } from '../sources/se/cadastre/adapter.js';
 import { sourceState } from './build-stamp.js';
 import { dropBenchDatabase, ledgerEntry, recreateDatabase, settle, type LedgerEntry } from './database.js';
 import { monitorLoad } from './load-monitor.js';

@@ -25,7 +25,7 @@ import { writeReport } from './write-report.js';
 import { SOURCES } from '../sources/registry.js';
 import type { BenchResults, LoadRun, NightlyRun, OgrResult, SourceResult } from './results.js';
 import { describeFile, describeSampleSize, ensureSample, type BenchSample, type InputFile } from './sample-data.js';
-import { CADASTRE_LAYER } from '../sources/se/cadastre.js';
+import { CADASTRE_LAYER } from '../sources/se/cadastre/adapter.js';
 import type { Country } from '../lib/domain/country.js';
 import { startTemporalServer, type TemporalServer } from '../lib/temporal/dev-server.js';
 import { startWorker, type MemoryPeak, type WorkerEnv, type WorkerProcess } from './worker-process.js';

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { encodeCells } from '../lib/copy-text.js';
 import { openInput } from '../sources/formats/open-input.js';
-import { readTeigFeatures } from '../sources/formats/teig-gml.js';
+import { readTeigFeatures } from '../sources/no/cadastre/parse.js';
 import { getSource } from '../sources/registry.js';
 import type { ParsedRecord } from '../sources/source-adapter.js';
 import { timed } from './stats.js';

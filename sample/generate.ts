@@ -20,7 +20,7 @@ import { GENERATOR_NAME, GENERATOR_VERSION, MANIFEST_NAME, manifestMatches, read
 import { normalizeSeed } from './parcels.js';
 import { samplePlans } from './plans.js';
 import { resolveSampleSize, type SampleProfileName } from './profile.js';
-import { SAMPLE_REGISTER_FILES } from './register-files.js';
+import { FOUNDATION_FILES, SAMPLE_REGISTER_FILES } from './register-files.js';
 import type { SwedenThreadInput, SwedenThreadMessage } from './sweden-thread.js';
 import { writeNorway, writeSweden, type CountryFiles } from './write-countries.js';
 
@@ -81,7 +81,8 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
   const compressionLevel = options.compressionLevel ?? (profile === 'national' ? 1 : 6);
   const files = { addressCsvZip: join(outDir, ADDRESS_CSV_ZIP), teigGmlZip: join(outDir, TEIG_GML_ZIP) };
   const manifestPath = join(outDir, MANIFEST_NAME);
-  const sourceFiles: Record<string, string> = { 'no-address': files.addressCsvZip, 'no-cadastre': files.teigGmlZip };
+  const sourceFiles: Record<string, string> = {};
+  for (const [sourceId, fileName] of Object.entries(FOUNDATION_FILES)) sourceFiles[sourceId] = join(outDir, fileName);
   for (const file of SAMPLE_REGISTER_FILES) sourceFiles[file.sourceId] = join(outDir, file.fileName);
   const allNames = [ADDRESS_CSV_ZIP, TEIG_GML_ZIP, ...SAMPLE_REGISTER_FILES.map((file) => file.fileName)];
   const result = (skipped: boolean, addresses: number, rows: Record<string, number>): SampleResult => ({

@@ -1,23 +1,16 @@
 /**
- * The sample files of registers beyond the foundation's address CSV and teig GML. Each
- * register's writer adds one entry here; `generateSample` writes them after the foundation's
- * two files, in this order, into the same directory and manifest. A writer derives everything
- * from the plan and seed (never from another file), so files stay coherent and deterministic.
+ * The sample files of every registered source, found from the registry alone: each source's
+ * folder holds its sample writer (`sources/<country>/<id>/sample.ts`, exporting `sample`), so
+ * adding a source adds its writer without a list here. `generateSample` writes the foundation's
+ * two files (address CSV and teig GML) and, beside them, every other register's file into the
+ * same directory and manifest. A writer derives everything from the plan and seed (never from
+ * another file), so files stay coherent and deterministic.
  */
 import type { Country } from '../lib/domain/country.js';
+import { SOURCES } from '../sources/registry.js';
 import type { SamplePlan } from './plan.js';
 import type { SeSamplePlan } from './se/properties.js';
-import { BUSINESS_SAMPLE_FILES } from './no/write-business-json.js';
-import { BUILDING_SAMPLE_FILES } from './no/building-files.js';
-import { ENERGY_SAMPLE_FILE } from './no/energy-certificates.js';
-import { CERTIFICATION_SAMPLE_FILE } from './no/certifications.js';
-import { PERMITS_SAMPLE_FILE } from './no/permits.js';
-import { SE_GEODATA_SAMPLE_FILES } from './se/write-geopackages.js';
-import { SE_REGISTER_SAMPLE_FILES } from './se/register-samples.js';
-import { GRUNNKRETS_SAMPLE_FILE, MUNICIPALITY_SAMPLE_FILE, POSTAL_CODE_SAMPLE_FILE } from './no/areas.js';
-import { LAND_ALLOCATION_SAMPLE_FILE } from './no/land-allocations.js';
-import { LAND_REGISTRY_SAMPLE_FILE } from './no/land-registry.js';
-import { ZONING_SAMPLE_FILE } from './no/zoning-plans.js';
+import { sampleOfSource, type SourceSample } from './source-sample.js';
 
 export interface SampleWriteContext {
   /** Absolute path to write (the register's `inputFileName` inside the sample directory). */
@@ -42,10 +35,13 @@ export interface SampleRegisterFile {
   write(context: SampleWriteContext): Promise<{ rows: number }>;
 }
 
-export const SAMPLE_REGISTER_FILES: SampleRegisterFile[] = [];
-SAMPLE_REGISTER_FILES.push(...BUSINESS_SAMPLE_FILES);
-SAMPLE_REGISTER_FILES.push(...BUILDING_SAMPLE_FILES);
-SAMPLE_REGISTER_FILES.push(ENERGY_SAMPLE_FILE, CERTIFICATION_SAMPLE_FILE, PERMITS_SAMPLE_FILE);
-SAMPLE_REGISTER_FILES.push(MUNICIPALITY_SAMPLE_FILE, GRUNNKRETS_SAMPLE_FILE, POSTAL_CODE_SAMPLE_FILE, LAND_ALLOCATION_SAMPLE_FILE, LAND_REGISTRY_SAMPLE_FILE, ZONING_SAMPLE_FILE);
-SAMPLE_REGISTER_FILES.push(...SE_GEODATA_SAMPLE_FILES);
-SAMPLE_REGISTER_FILES.push(...SE_REGISTER_SAMPLE_FILES);
+/** Each registered source's sample, in registry order. */
+export const SOURCE_SAMPLES: ReadonlyMap<string, SourceSample> = new Map(await Promise.all(SOURCES.map(async (source) => [source.id, await sampleOfSource(source)] as const)));
+
+/** The files the generator writes beside the foundation, in registry order. */
+export const SAMPLE_REGISTER_FILES: SampleRegisterFile[] = [...SOURCE_SAMPLES.values()].flatMap((sample) => sample.files);
+
+/** The foundation's files by the source that reads them (no-address: the address CSV zip). */
+export const FOUNDATION_FILES: Readonly<Record<string, string>> = Object.fromEntries(
+  [...SOURCE_SAMPLES].flatMap(([sourceId, sample]) => (sample.foundationFile ? [[sourceId, sample.foundationFile]] : [])),
+);

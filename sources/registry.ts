@@ -1,26 +1,26 @@
 import type { Country, SourceAdapter } from './source-adapter.js';
-import { noAddress } from './no/address.js';
-import { noCadastre } from './no/cadastre.js';
-import { noBuilding } from './no/building.js';
-import { noMatrikkelDetail } from './no/matrikkel-detail.js';
-import { noEnergy } from './no/energy.js';
-import { noCertification } from './no/certification.js';
-import { noPermits } from './no/permits.js';
-import { seEnergy } from './se/energy.js';
-import { seArea } from './se/area.js';
-import { seTransactions } from './se/transactions.js';
-import { seBusiness } from './se/business.js';
-import { seCadastre } from './se/cadastre.js';
-import { seAddress } from './se/address.js';
-import { seBuilding } from './se/building.js';
-import { seZoning } from './se/zoning.js';
-import { noArea } from './no/area.js';
-import { noGrunnkrets } from './no/grunnkrets.js';
-import { noPostalCode } from './no/postal-code.js';
-import { noLandAllocation } from './no/land-allocation.js';
-import { noLandRegistry } from './no/land-registry.js';
-import { noZoning } from './no/zoning.js';
-import { noBusiness } from './no/business.js';
+import { noAddress } from './no/address/adapter.js';
+import { noCadastre } from './no/cadastre/adapter.js';
+import { noBuilding } from './no/building/adapter.js';
+import { noMatrikkelDetail } from './no/matrikkel-detail/adapter.js';
+import { noEnergy } from './no/energy/adapter.js';
+import { noCertification } from './no/certification/adapter.js';
+import { noPermits } from './no/permits/adapter.js';
+import { seEnergy } from './se/energy/adapter.js';
+import { seArea } from './se/area/adapter.js';
+import { seTransactions } from './se/transactions/adapter.js';
+import { seBusiness } from './se/business/adapter.js';
+import { seCadastre } from './se/cadastre/adapter.js';
+import { seAddress } from './se/address/adapter.js';
+import { seBuilding } from './se/building/adapter.js';
+import { seZoning } from './se/zoning/adapter.js';
+import { noArea } from './no/area/adapter.js';
+import { noGrunnkrets } from './no/grunnkrets/adapter.js';
+import { noPostalCode } from './no/postal-code/adapter.js';
+import { noLandAllocation } from './no/land-allocation/adapter.js';
+import { noLandRegistry } from './no/land-registry/adapter.js';
+import { noZoning } from './no/zoning/adapter.js';
+import { noBusiness } from './no/business/adapter.js';
 
 /** Every register the pipeline ingests. Adding a source means adding its adapter here. */
 export const SOURCES: readonly SourceAdapter[] = [
@@ -49,6 +49,14 @@ export const SOURCES: readonly SourceAdapter[] = [
   seArea,
   seZoning,
 ];
+
+/**
+ * The folder of a source's files, `sources/<country>/<id without the country>` (no-energy:
+ * sources/no/energy): its adapter.ts, sample.ts and helpers of its own. Paths from the repository root.
+ */
+export function sourceFolder(source: Pick<SourceAdapter, 'id' | 'country'>): string {
+  return `sources/${source.country.toLowerCase()}/${source.id.slice(source.country.length + 1)}`;
+}
 
 export function getSource(id: string): SourceAdapter {
   const source = SOURCES.find((candidate) => candidate.id === id);

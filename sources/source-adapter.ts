@@ -16,6 +16,9 @@ import type { PublishScope } from '../lib/domain/publish-scope.js';
 // layer may import); re-exported so that an adapter reads its whole contract from this file.
 export type { CellValue, ChangeCounts, Country, PublishScope };
 
+/** What one input covers: the whole country, or the municipalities of its staged rows. */
+export type InputScope = 'country' | 'staged-municipalities';
+
 export interface StagingColumn {
   name: string;
   /** PostgreSQL type in the staging table, e.g. `text`, `double precision`, `geometry`. */
@@ -60,6 +63,12 @@ export interface SourceAdapter {
   id: string;
   country: Country;
   title: string;
+  /**
+   * The page that documents the source, from the repository root (`docs/sources/<id>.md`, its
+   * exchange format's page, or a page it shares with its sibling sources): what the file is, how
+   * to obtain it and the rules the adapter applies.
+   */
+  docs: string;
   /** The register's national download. */
   defaultInput: string;
   /** The register's file name; with NORDPROP_INPUT_DIR the source reads `<dir>/<inputFileName>`. */
@@ -89,10 +98,12 @@ export interface SourceAdapter {
   /** Merges the staged snapshot into the live tables by key and row hash, inside the caller's transaction. */
   publish(context: StagingContext, scope: PublishScope): Promise<MergeResult>;
   /**
-   * Every input covers the whole country (the register has no regional extracts): the publish
-   * scope is the country, never the municipalities of the staged rows.
+   * Which live rows an input replaces (the publish scope rule): `country`, or only the
+   * municipalities its staged rows hold, so that loading one municipality's extract never
+   * deletes the rest of the country. Pick a rule from input-scope.ts. Whatever the rule, the
+   * register's national download (`defaultInput`) and its change feed replace the whole country.
    */
-  nationwide?: boolean;
+  scopeOf(input: string): InputScope;
   /**
    * Which parts of the source's live data an input replaces, where its inputs replace different
    * parts (Brønnøysund's enheter and underenheter downloads). A file is `unchanged` when it

@@ -6,7 +6,7 @@
  * and tenant confidence against the adapters' mappings, the derive step and the exchange formats.
  */
 
-/** Building status: Norway's bygningsstatus codes as sources/no/building-codes.ts maps them. */
+/** Building status: Norway's bygningsstatus codes as sources/no/building/codes.ts maps them. */
 export const BUILDING_STATUSES = [
   'UNDER_CONSTRUCTION', // RA rammetillatelse, IG igangsettingstillatelse
   'IN_USE', // MB midlertidig brukstillatelse, FA ferdigattest, TB tatt i bruk
@@ -27,8 +27,8 @@ export const BUILDING_STATUSES = [
 ] as const;
 
 /**
- * Transaction kind: the grunnbok's omsetningstype (sources/no/land-registry-record.ts) and the
- * fång of Lantmäteriet's property prices (sources/se/price-record.ts).
+ * Transaction kind: the grunnbok's omsetningstype (sources/no/land-registry/parse.ts) and the
+ * fång of Lantmäteriet's property prices (sources/se/transactions/parse.ts).
  */
 export const TRANSACTION_KINDS = [
   'SALE', // fritt salg; köp
@@ -43,15 +43,15 @@ export const TRANSACTION_KINDS = [
 
 /**
  * Energy label (Norway's energikarakter, Sweden's energiklass), of a certificate and of a unit:
- * sources/no/energy-csv.ts and sources/se/energy-declaration.ts refuse anything else, the
+ * sources/no/energy/parse.ts and sources/se/energy/parse.ts refuse anything else, the
  * matrikkel exchange format (schema/exchange/no-matrikkel-detail.schema.json) allows only these.
  */
 export const ENERGY_LABELS = ['A', 'B', 'C', 'D', 'E', 'F', 'G'] as const;
 
-/** Enova's heating grade (oppvarmingskarakter), best first, as sources/no/energy-csv.ts names the colours. */
+/** Enova's heating grade (oppvarmingskarakter), best first, as sources/no/energy/parse.ts names the colours. */
 export const HEATING_GRADES = ['GREEN', 'LIGHT_GREEN', 'YELLOW', 'ORANGE', 'RED'] as const;
 
-/** A unit's kitchen access and ownership form, as sources/no/matrikkel-detail.ts maps the matrikkel's codes. */
+/** A unit's kitchen access and ownership form, as sources/no/matrikkel-detail/adapter.ts maps the matrikkel's codes. */
 export const KITCHEN_ACCESS = ['OWN_KITCHEN', 'SHARED_KITCHEN', 'NO_KITCHEN'] as const;
 export const OWNERSHIP_FORMS = ['FREEHOLD', 'HOUSING_COOPERATIVE', 'SHARE', 'RENTAL'] as const;
 

@@ -10,9 +10,9 @@
  * grunnkretser, its block of postal codes), one code covers several rectangles: a MultiPolygon.
  */
 import { copyFile } from 'node:fs/promises';
-import { noArea } from '../../sources/no/area.js';
-import { noGrunnkrets } from '../../sources/no/grunnkrets.js';
-import { noPostalCode } from '../../sources/no/postal-code.js';
+import { noArea } from '../../sources/no/area/adapter.js';
+import { noGrunnkrets } from '../../sources/no/grunnkrets/adapter.js';
+import { noPostalCode } from '../../sources/no/postal-code/adapter.js';
 import { districtsFor } from '../districts.js';
 import { round2 } from '../parcel-grid.js';
 import { STREET_COLS, STREET_ROWS, type MunicipalityBlock, type SamplePlan } from '../plan.js';

@@ -6,8 +6,8 @@
  */
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { noBuilding } from '../../sources/no/building.js';
-import { noMatrikkelDetail } from '../../sources/no/matrikkel-detail.js';
+import { noBuilding } from '../../sources/no/building/adapter.js';
+import { noMatrikkelDetail } from '../../sources/no/matrikkel-detail/adapter.js';
 import { parcelsOfPlan } from '../parcels.js';
 import type { SampleRegisterFile, SampleWriteContext } from '../register-files.js';
 import { writeZip } from '../zip-writer.js';

@@ -6,7 +6,7 @@
  */
 import seedrandom from 'seedrandom';
 import { parseCadastreId } from '../../sources/no/cadastre-id.js';
-import { CERTIFICATION_FILE_NAME } from '../../sources/no/certification.js';
+import { CERTIFICATION_FILE_NAME } from '../../sources/no/certification/adapter.js';
 import { parcelsOfPlan } from '../parcels.js';
 import type { SamplePlan } from '../plan.js';
 import { intBetween, weightedIndex, type Rng } from '../random.js';

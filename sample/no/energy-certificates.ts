@@ -10,8 +10,8 @@
  * taken into use, rated by its age.
  */
 import seedrandom from 'seedrandom';
-import { ENOVA_COLUMNS } from '../../sources/no/energy-csv.js';
-import { ENERGY_FILE_NAME } from '../../sources/no/energy.js';
+import { ENOVA_COLUMNS } from '../../sources/no/energy/parse.js';
+import { ENERGY_FILE_NAME } from '../../sources/no/energy/adapter.js';
 import { parcelsOfPlan } from '../parcels.js';
 import type { SamplePlan } from '../plan.js';
 import { intBetween, pick, weightedIndex, type Rng } from '../random.js';

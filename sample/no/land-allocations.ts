@@ -6,7 +6,7 @@
  * against the sample's area polygons.
  */
 import seedrandom from 'seedrandom';
-import { noLandAllocation } from '../../sources/no/land-allocation.js';
+import { noLandAllocation } from '../../sources/no/land-allocation/adapter.js';
 import { districtsFor } from '../districts.js';
 import { buildParcel } from '../parcels.js';
 import type { SamplePlan } from '../plan.js';

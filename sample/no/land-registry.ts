@@ -15,7 +15,7 @@
  */
 import seedrandom from 'seedrandom';
 import { orgNumberCheckDigit } from '../../sources/no/org-number.js';
-import { noLandRegistry } from '../../sources/no/land-registry.js';
+import { noLandRegistry } from '../../sources/no/land-registry/adapter.js';
 import { isFeatured } from '../municipalities.js';
 import { parcelsOfPlan } from '../parcels.js';
 import { salePrice, type PricedProperty, type PriceUse } from '../price-model.js';

@@ -7,7 +7,7 @@
  */
 import seedrandom from 'seedrandom';
 import { parseCadastreId } from '../../sources/no/cadastre-id.js';
-import { PERMITS_FILE_NAME } from '../../sources/no/permits.js';
+import { PERMITS_FILE_NAME } from '../../sources/no/permits/adapter.js';
 import { parcelsOfPlan } from '../parcels.js';
 import type { SamplePlan } from '../plan.js';
 import { intBetween, pick, weightedIndex, type Rng } from '../random.js';

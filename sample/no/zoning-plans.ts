@@ -7,7 +7,7 @@
  * all three states.
  */
 import seedrandom from 'seedrandom';
-import { noZoning } from '../../sources/no/zoning.js';
+import { noZoning } from '../../sources/no/zoning/adapter.js';
 import type { SamplePlan } from '../plan.js';
 import { intBetween, pick, type Rng } from '../random.js';
 import type { SampleRegisterFile } from '../register-files.js';

@@ -9,7 +9,7 @@
  * API state and both kinds of byggnadsarea provision.
  */
 import seedrandom from 'seedrandom';
-import { seZoning } from '../../sources/se/zoning.js';
+import { seZoning } from '../../sources/se/zoning/adapter.js';
 import { intBetween, pick, type Rng } from '../random.js';
 import type { SampleRegisterFile } from '../register-files.js';
 import { dayOfYear, shiftDay } from '../no/sample-text.js';

@@ -11,6 +11,7 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { localName } from './xml-name.js';
 import { InputFormatError, readFailure } from './input-error.js';
+import { StrictUtf8Decoder } from './text-encoding.js';
 
 export type Fields = Record<string, string>;
 
@@ -226,33 +227,20 @@ class BygningParser {
  */
 export async function* readBygningElements(input: AsyncIterable<Buffer | string>): AsyncGenerator<BygningElement[]> {
   const parser = new BygningParser();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let bytes = 0;
+  const decoder = new StrictUtf8Decoder('building GML');
   let first = true;
   const feed = (text: string) => {
     for (let i = 0; i < text.length; i += PIECE) parser.write(text.slice(i, i + PIECE));
   };
   try {
     for await (const chunk of input) {
-      let text: string;
-      try {
-        text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-      } catch {
-        throw new InputFormatError(`building GML is not valid UTF-8 (invalid byte sequence after byte ${bytes}); re-encode the file as UTF-8`);
-      }
+      let text = typeof chunk === 'string' ? chunk : decoder.decode(chunk);
       if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       first = false;
-      if (typeof chunk !== 'string') bytes += chunk.length;
       feed(text);
       if (parser.out.length) yield parser.out.splice(0);
     }
-    let tail: string;
-    try {
-      tail = decoder.decode();
-    } catch {
-      throw new InputFormatError('building GML is not valid UTF-8 (its last bytes are an incomplete sequence)');
-    }
-    feed(tail);
+    feed(decoder.end());
     parser.close();
   } catch (error) {
     // Whatever stopped the reader (saxes, the decoder, the input stream), a damaged zip entry

@@ -13,29 +13,87 @@ export function utf8Text(input: Readable, label: string): AsyncGenerator<string>
 }
 
 async function* decodeUtf8(input: Readable, label: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let offset = 0;
+  const decoder = new StrictUtf8Decoder(label);
   try {
     for await (const chunk of input) {
-      let text: string;
-      try {
-        text = decoder.decode(chunk as Buffer, { stream: true });
-      } catch (error) {
-        throw new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${(error as Error).message}`);
-      }
-      offset += (chunk as Buffer).length;
+      const text = decoder.decode(chunk as Buffer);
       if (text) yield text;
     }
-    let rest: string;
-    try {
-      rest = decoder.decode();
-    } catch (error) {
-      throw new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${(error as Error).message}`);
-    }
+    const rest = decoder.end();
     if (rest) yield rest;
   } catch (error) {
-    throw await readFailure(error, { input, label, at: `at byte ${offset}` });
+    throw await readFailure(error, { input, label, at: `at byte ${decoder.bytesRead}` });
   }
+}
+
+const LATIN1_HINT = 'is it Latin-1 or Windows-1252?';
+
+/**
+ * The one strict UTF-8 decoder every reader of a UTF-8 format uses: chunks are decoded as they
+ * arrive (a character split between two chunks is fine), a BOM is dropped, and the first
+ * invalid byte sequence is an InputFormatError naming the file and the byte where it starts,
+ * never a U+FFFD in a stored name.
+ */
+export class StrictUtf8Decoder {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private offset = 0;
+
+  /**
+   * @param label the file, as messages name it
+   * @param hint what the bytes probably are, for the message (default: Latin-1 or Windows-1252)
+   */
+  constructor(
+    private readonly label: string,
+    private readonly hint: () => string = () => LATIN1_HINT,
+  ) {}
+
+  /** Bytes decoded so far. */
+  get bytesRead(): number {
+    return this.offset;
+  }
+
+  decode(chunk: Uint8Array): string {
+    let text: string;
+    try {
+      text = this.decoder.decode(chunk, { stream: true });
+    } catch {
+      throw this.invalid(this.offset + Math.max(0, firstBadUtf8(chunk)));
+    }
+    this.offset += chunk.length;
+    return text;
+  }
+
+  /** The characters held back at the end; an incomplete last sequence fails. */
+  end(): string {
+    try {
+      return this.decoder.decode();
+    } catch {
+      throw this.invalid(this.offset);
+    }
+  }
+
+  private invalid(byte: number): InputFormatError {
+    return new InputFormatError(`${this.label} is not valid UTF-8 near byte ${byte} (${this.hint()}); re-encode the file as UTF-8`);
+  }
+}
+
+/** Offset of the first byte that cannot start or continue a UTF-8 sequence, or -1 (approximate: for messages). */
+function firstBadUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    let need = 0;
+    if (b < 0x80) continue;
+    else if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) need = 2;
+    else if (b >= 0xf0 && b <= 0xf4) need = 3;
+    else return i;
+    for (let k = 1; k <= need; k++) {
+      if (i + k >= bytes.length) return -1; // may continue in the next chunk
+      if ((bytes[i + k] & 0xc0) !== 0x80) return i;
+    }
+    i += need;
+  }
+  return -1;
 }
 
 /**

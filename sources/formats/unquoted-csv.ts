@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { InputFormatError, readFailure } from './input-error.js';
+import { readFailure } from './input-error.js';
+import { StrictUtf8Decoder } from './text-encoding.js';
 
 /**
  * Reads delimiter-separated text that has no quoting at all, as Kartverket's Matrikkelen CSV
@@ -24,19 +25,11 @@ export interface Line {
 export async function* readUnquotedLines(input: Readable, options: { delimiter: string; label: string; batchSize?: number }): AsyncGenerator<Line[]> {
   const { delimiter, label } = options;
   const batchSize = options.batchSize ?? 2000;
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  let offset = 0;
+  const decoder = new StrictUtf8Decoder(label);
   let carry = '';
   let number = 0;
   let batch: Line[] = [];
 
-  const decode = (chunk?: Buffer): string => {
-    try {
-      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
-    } catch (error) {
-      throw new InputFormatError(`${label} is not valid UTF-8 near byte ${offset} (is it Latin-1 or Windows-1252?): ${(error as Error).message}`);
-    }
-  };
   const take = (text: string) => {
     number++;
     const line = text.endsWith('\r') ? text.slice(0, -1) : text;
@@ -45,8 +38,7 @@ export async function* readUnquotedLines(input: Readable, options: { delimiter: 
 
   try {
     for await (const chunk of input) {
-      const text = carry + decode(chunk as Buffer);
-      offset += (chunk as Buffer).length;
+      const text = carry + decoder.decode(chunk as Buffer);
       let start = 0;
       for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
         take(text.slice(start, end));
@@ -58,7 +50,7 @@ export async function* readUnquotedLines(input: Readable, options: { delimiter: 
         batch = [];
       }
     }
-    const last = carry + decode();
+    const last = carry + decoder.end();
     if (last !== '') take(last);
   } catch (error) {
     // A damaged zip entry is reported as such, not as the encoding error its garbage causes.

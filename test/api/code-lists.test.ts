@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/config.js';
 import { BUILDING_STATUSES, CERTIFICATION_SCHEMES, ENERGY_LABELS, HEATING_GRADES, TENANT_CONFIDENCES } from '../../api/schemas/code-lists.js';
-import { BUILDING_STATUS_NAMES, buildingStatusOf } from '../../sources/no/building-codes.js';
-import { heatingGrade } from '../../sources/no/energy-csv.js';
+import { BUILDING_STATUS_NAMES, buildingStatusOf } from '../../sources/no/building/codes.js';
+import { heatingGrade } from '../../sources/no/energy/parse.js';
 import { MATCH_RULES } from '../../derive/tenants/rules.js';
 
 /**

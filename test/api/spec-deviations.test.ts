@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILDING_STATUS_NAMES, buildingStatusOf } from '../../sources/no/building-codes.js';
+import { BUILDING_STATUS_NAMES, buildingStatusOf } from '../../sources/no/building/codes.js';
 import { call, clientWithToken, type ApiResponse, type TestClient } from './support/api-server.js';
 import { startApiTest, type ApiTest } from './support/api-test.js';
 import { fetchOpenApi, validateResponses, type OpenApiDocument } from './support/openapi-check.js';

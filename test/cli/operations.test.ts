@@ -10,8 +10,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig, PROJECT_ROOT } from '../../lib/config.js';
 import { createWorker } from '../../worker/pipeline-worker.js';
-import { noAddress } from '../../sources/no/address.js';
-import { PERMITS_FILE_NAME } from '../../sources/no/permits.js';
+import { noAddress } from '../../sources/no/address/adapter.js';
+import { PERMITS_FILE_NAME } from '../../sources/no/permits/adapter.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 

@@ -10,7 +10,7 @@ import { PROJECT_ROOT } from '../../lib/config.js';
 import { createDatabase } from '../../lib/database-admin.js';
 import { migrate } from '../../lib/migrate.js';
 import { workerQueueOfIdentity } from '../../lib/temporal/worker-task-queue.js';
-import { CERTIFICATION_FILE_NAME } from '../../sources/no/certification.js';
+import { CERTIFICATION_FILE_NAME } from '../../sources/no/certification/adapter.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { activityExecutions, type ActivityExecution } from './support/activity-history.js';
 import { startCluster, type Cluster } from './support/cluster.js';

@@ -82,4 +82,24 @@ describe('import layering (.dependency-cruiser.cjs)', () => {
     expect(result.output).toContain('workflow-sandbox: workflows/ingest.ts → fs');
     expect(result.output).not.toContain('activities/index.ts');
   });
+  it("lets a source's sample writer import the sample generator, and fails when production code imports that writer", async () => {
+    const result = await lint({
+      'sample/no/energy-certificates.ts': `export const ENERGY_SAMPLE_FILE = { sourceId: 'no-energy' };\n`,
+      'sources/no/energy/sample.ts': `import { ENERGY_SAMPLE_FILE } from '../../../sample/no/energy-certificates.js';\nexport const sample = { files: [ENERGY_SAMPLE_FILE] };\n`,
+      'sources/no/energy/adapter.ts': `import { sample } from './sample.js';\nexport const noEnergy = { id: 'no-energy', sample };\n`,
+    });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.output).toContain('production-imports-tool: sources/no/energy/adapter.ts → sources/no/energy/sample.ts');
+    expect(result.output).not.toContain('sources/no/energy/sample.ts → sample/');
+  });
+  it('fails when a shared format reader imports a country folder', async () => {
+    const result = await lint({
+      'sources/no/cadastre-id.ts': `export const formatCadastreId = (id: string) => id;\n`,
+      'sources/formats/teig-gml.ts': `import { formatCadastreId } from '../no/cadastre-id.js';\nexport const read = formatCadastreId;\n`,
+      'sources/no/cadastre/parse.ts': `import { formatCadastreId } from '../cadastre-id.js';\nexport const read = formatCadastreId;\n`,
+    });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.output).toContain('shared-source-code-imports-a-country: sources/formats/teig-gml.ts → sources/no/cadastre-id.ts');
+    expect(result.output).not.toContain('sources/no/cadastre/parse.ts →');
+  });
 });

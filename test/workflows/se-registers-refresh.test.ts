@@ -2,8 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSample } from '../../sample/plan.js';
-import { SE_GEODATA_SAMPLE_FILES } from '../../sample/se/write-geopackages.js';
-import { SE_REGISTER_SAMPLE_FILES } from '../../sample/se/register-samples.js';
+import { SAMPLE_REGISTER_FILES } from '../../sample/register-files.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runRefresh, sourceOf } from '../support/runs.js';
 import { tablesDigest } from '../support/live-snapshot.js';
@@ -31,7 +30,7 @@ beforeAll(async () => {
   await mkdir(sampleDir, { recursive: true });
   process.env.NORDPROP_INPUT_DIR = sampleDir;
   const plan = planSample(PARCELS, SEED);
-  for (const file of [...SE_GEODATA_SAMPLE_FILES, ...SE_REGISTER_SAMPLE_FILES]) {
+  for (const file of SAMPLE_REGISTER_FILES.filter((file) => file.country === 'SE')) {
     if (SOURCES.includes(file.sourceId)) await file.write({ path: path.join(sampleDir, file.fileName), plan, seed: SEED, parcels: PARCELS });
   }
 });

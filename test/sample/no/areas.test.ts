@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { GRUNNKRETS_SAMPLE_FILE, MUNICIPALITY_SAMPLE_FILE, POSTAL_CODE_SAMPLE_FILE } from '../../../sample/no/areas.js';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
-import { noArea } from '../../../sources/no/area.js';
+import { noArea } from '../../../sources/no/area/adapter.js';
 import { AREA_STAGING_COLUMNS } from '../../../sources/no/area-features.js';
-import { noGrunnkrets } from '../../../sources/no/grunnkrets.js';
-import { noPostalCode } from '../../../sources/no/postal-code.js';
+import { noGrunnkrets } from '../../../sources/no/grunnkrets/adapter.js';
+import { noPostalCode } from '../../../sources/no/postal-code/adapter.js';
 import { staged, writeAndParse } from './written-register.js';
 
 const plan = planSample(2400, '7');

@@ -9,9 +9,9 @@ import { sampleBuildingsOf, type SampleBuilding } from '../../../sample/no/build
 import { bygningGmlPieces } from '../../../sample/no/write-bygning-gml.js';
 import { exchangeValidator } from '../../../sources/formats/json-lines.js';
 import { transformTo } from '../../../sources/geo/reproject.js';
-import { BUILDING_STATUS_NAMES, BUILDING_TYPES, buildingStatusOf } from '../../../sources/no/building-codes.js';
-import { noBuilding, readBuildings } from '../../../sources/no/building.js';
-import { detailRow } from '../../../sources/no/matrikkel-detail.js';
+import { BUILDING_STATUS_NAMES, BUILDING_TYPES, buildingStatusOf } from '../../../sources/no/building/codes.js';
+import { noBuilding, readBuildings } from '../../../sources/no/building/adapter.js';
+import { detailRow } from '../../../sources/no/matrikkel-detail/adapter.js';
 import type { SampleParcel } from '../../../sample/types.js';
 
 const PARCELS = 1500;

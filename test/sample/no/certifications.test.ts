@@ -3,7 +3,7 @@ import { CERTIFICATION_SAMPLE_FILE } from '../../../sample/no/certifications.js'
 import { sampleBuildingsOf } from '../../../sample/no/buildings.js';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
-import { CERTIFICATION_STAGING_COLUMNS, noCertification } from '../../../sources/no/certification.js';
+import { CERTIFICATION_STAGING_COLUMNS, noCertification } from '../../../sources/no/certification/adapter.js';
 import { staged, writeAndParse } from './written-register.js';
 
 const plan = planSample(3000, '11');

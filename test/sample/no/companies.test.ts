@@ -8,7 +8,7 @@ import { planSample } from '../../../sample/plan.js';
 import { neighbouringPostalCode, sampleCompanies, sampleCompaniesOfParcel, type BrregRecord } from '../../../sample/no/companies.js';
 import { BUSINESS_SAMPLE_FILES, ENHETER_FILE, UNDERENHETER_FILE, writeBusinessJson } from '../../../sample/no/write-business-json.js';
 import { orgNumberProblem } from '../../../sources/no/org-number.js';
-import { noBusiness } from '../../../sources/no/business.js';
+import { noBusiness } from '../../../sources/no/business/adapter.js';
 import { createReadStream } from 'node:fs';
 
 const plan = planSample(400, '7');

@@ -3,8 +3,8 @@ import { ENERGY_SAMPLE_FILE } from '../../../sample/no/energy-certificates.js';
 import { sampleBuildingsOf } from '../../../sample/no/buildings.js';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
-import { ENERGY_STAGING_COLUMNS } from '../../../sources/no/energy-csv.js';
-import { noEnergy } from '../../../sources/no/energy.js';
+import { ENERGY_STAGING_COLUMNS } from '../../../sources/no/energy/parse.js';
+import { noEnergy } from '../../../sources/no/energy/adapter.js';
 import { staged, writeAndParse } from './written-register.js';
 
 const plan = planSample(600, '11');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LAND_ALLOCATION_SAMPLE_FILE } from '../../../sample/no/land-allocations.js';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
-import { noLandAllocation } from '../../../sources/no/land-allocation.js';
+import { noLandAllocation } from '../../../sources/no/land-allocation/adapter.js';
 import { writeAndParse } from './written-register.js';
 
 const plan = planSample(2400, '7');

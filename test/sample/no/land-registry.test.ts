@@ -3,8 +3,8 @@ import { LAND_REGISTRY_SAMPLE_FILE, titledUnits } from '../../../sample/no/land-
 import { sampleCompanies } from '../../../sample/no/companies.js';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
-import { noLandRegistry } from '../../../sources/no/land-registry.js';
-import { LAND_REGISTRY_STAGING_COLUMNS } from '../../../sources/no/land-registry-record.js';
+import { noLandRegistry } from '../../../sources/no/land-registry/adapter.js';
+import { LAND_REGISTRY_STAGING_COLUMNS } from '../../../sources/no/land-registry/parse.js';
 import { staged, writeAndParse } from './written-register.js';
 
 const plan = planSample(2400, '7');

@@ -3,7 +3,7 @@ import { PERMITS_SAMPLE_FILE } from '../../../sample/no/permits.js';
 import { sampleBuildingsOf } from '../../../sample/no/buildings.js';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
-import { PERMIT_STAGING_COLUMNS, noPermits } from '../../../sources/no/permits.js';
+import { PERMIT_STAGING_COLUMNS, noPermits } from '../../../sources/no/permits/adapter.js';
 import { staged, writeAndParse } from './written-register.js';
 
 const plan = planSample(800, '11');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PLAN_CELLS, ZONING_SAMPLE_FILE } from '../../../sample/no/zoning-plans.js';
 import { parcelsOfPlan } from '../../../sample/parcels.js';
 import { planSample } from '../../../sample/plan.js';
-import { noZoning } from '../../../sources/no/zoning.js';
+import { noZoning } from '../../../sources/no/zoning/adapter.js';
 import { writeAndParse } from './written-register.js';
 
 const plan = planSample(2400, '7');

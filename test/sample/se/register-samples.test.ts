@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planSample } from '../../../sample/plan.js';
-import { SE_REGISTER_SAMPLE_FILES } from '../../../sample/se/register-samples.js';
+import { SAMPLE_REGISTER_FILES } from '../../../sample/register-files.js';
+import { SE_GEODATA_SAMPLE_FILES } from '../../../sample/se/write-geopackages.js';
 import { organisationsnummer, sampleSwedishCompaniesOf } from '../../../sample/se/companies.js';
 import { sampleDeclarationOf } from '../../../sample/se/energy-declarations.js';
 import { sampleSalesOf } from '../../../sample/se/property-sales.js';
@@ -16,6 +17,8 @@ const SEED = 'se-registers';
 const PARCELS = 600;
 let dir: string;
 const written = new Map<string, string>();
+/** The Swedish registers beyond Lantmäteriet's three GeoPackages (tested in write-geopackages.test.ts). */
+const SE_REGISTER_SAMPLE_FILES = SAMPLE_REGISTER_FILES.filter((file) => file.country === 'SE' && !SE_GEODATA_SAMPLE_FILES.includes(file));
 
 beforeAll(async () => {
   dir = await tempDir('se-register-samples');

@@ -9,7 +9,7 @@ import yazl from 'yazl';
 import { openInput } from '../../../sources/formats/open-input.js';
 import { InputFormatError } from '../../../sources/formats/input-error.js';
 import { readHeaderedRecords } from '../../../sources/formats/delimited.js';
-import { readTeigFeatures } from '../../../sources/formats/teig-gml.js';
+import { readTeigFeatures } from '../../../sources/no/cadastre/parse.js';
 import { utf8Text } from '../../../sources/formats/text-encoding.js';
 import { readUnquotedLines } from '../../../sources/formats/unquoted-csv.js';
 import { expectInputFormatError, failure } from './input-failure.js';

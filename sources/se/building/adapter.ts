@@ -1,0 +1,204 @@
+import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter, StagingContext } from '../../source-adapter.js';
+import { readGeoPackageLayer, rawAttributes } from '../../formats/geopackage-input.js';
+import { inboxPath } from '../../inbox.js';
+import type { GeoPackageFeature } from '../../formats/geopackage.js';
+import { transformTo } from '../../geo/reproject.js';
+import { multiPolygonEwkt } from '../../geo/ewkt.js';
+import { planarArea } from '../../geo/planar-area.js';
+import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
+import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
+import { coveringCadastreSql, coveringParcelSql, relinkScope } from '../covering-property.js';
+import { isoTimestamp, text, wholeNumber } from '../geopackage-values.js';
+import { stagedMunicipalities } from '../../input-scope.js';
+
+/**
+ * Lantmäteriet Byggnad (GeoPackage, layer `byggnad`, EPSG:3006 footprints). A building can come
+ * as several rows with one `objektidentitet` (multipart): every row is staged as a part (keyed
+ * by its feature id) and the publish dissolves the parts into one footprint per building.
+ * The layer names no municipality and no property: the municipality comes from the file name
+ * (`byggnad_kn1480.gpkg`) or else from the parcel under the building, and the property is the
+ * one whose parcel covers the footprint's point on surface (`se-cadastre` publishes first).
+ */
+
+const SWEREF99_TM = 3006;
+const LAYER = 'byggnad';
+const COLUMNS = ['objektidentitet', 'objekttyp'];
+/** The Byggnad product has them all; Lantmäteriet's Topografi `byggnad` layer only the type and `skapad`. */
+const OPTIONAL_COLUMNS = ['objekttypnr', 'husnummer', 'huvudbyggnad', 'andamal1', 'andamal2', 'andamal3', 'andamal4', 'andamal5', 'versiongiltigfran', 'skapad'];
+const toWgs84 = transformTo(SWEREF99_TM);
+
+/** `Bostad;Småhus friliggande` (the older GSD product wrote `Bostad; Småhus friliggande`). */
+export function parseAndamal(value: unknown): { objekttyp: string; andamal: string } | null {
+  const t = text(value);
+  if (t === null) return null;
+  const match = /^([^;]+);([^;]+)$/.exec(t);
+  if (!match || !match[1].trim() || !match[2].trim()) throw new Error(`andamal "${t}" is not "objekttyp;ändamål"`);
+  return { objekttyp: match[1].trim(), andamal: match[2].trim() };
+}
+
+function municipalityOfFile(fileName: string): string | null {
+  return /_kn(\d{4})\b/i.exec(fileName)?.[1] ?? null;
+}
+
+function partRecord(feature: GeoPackageFeature, municipality: string | null): ParsedRecord {
+  const a = feature.attributes;
+  const reject = (reason: string): ParsedRecord => ({ kind: 'reject', position: feature.position, reason, raw: rawAttributes(feature) });
+  if (feature.error) return reject(feature.error);
+  const geometry = feature.geometry!;
+  if (geometry.type !== 'Polygon' && geometry.type !== 'MultiPolygon') return reject(`geometry is a ${geometry.type}, not a footprint polygon`);
+  const id = text(a.objektidentitet);
+  if (!id) return reject('objektidentitet is empty');
+  const main = text(a.huvudbyggnad);
+  if (main !== null && main !== 'Ja' && main !== 'Nej') return reject(`huvudbyggnad "${main}" is not Ja or Nej`);
+  const houseNumber = wholeNumber(a.husnummer);
+  if (Number.isNaN(houseNumber)) return reject(`husnummer "${a.husnummer}" is not a whole number`);
+  const typeNumber = wholeNumber(a.objekttypnr);
+  if (Number.isNaN(typeNumber)) return reject(`objekttypnr "${a.objekttypnr}" is not a whole number`);
+  const purposes: string[] = [];
+  try {
+    for (const column of ['andamal1', 'andamal2', 'andamal3', 'andamal4', 'andamal5']) {
+      const purpose = parseAndamal(a[column]);
+      if (purpose) purposes.push(`${purpose.objekttyp};${purpose.andamal}`);
+    }
+  } catch (error) {
+    return reject((error as Error).message);
+  }
+  const values: CellValue[] = [
+    feature.position,
+    id,
+    municipality,
+    typeNumber === null ? null : String(typeNumber),
+    text(a.objekttyp),
+    main === null ? null : main === 'Ja',
+    houseNumber === null ? null : String(houseNumber),
+    purposes,
+    multiPolygonEwkt(geometry.polygons, toWgs84),
+    Math.round(planarArea(geometry.polygons) * 100) / 100,
+    SWEREF99_TM,
+    isoTimestamp(a.versiongiltigfran ?? a.skapad),
+  ];
+  return { kind: 'row', position: feature.position, values };
+}
+
+/**
+ * Each part's property and, where the file name gave none, its municipality, from one
+ * point-in-parcel test (the point-in-parcel test is most of this source's time: one per part,
+ * not one here and another at publish). A part on no parcel takes the municipality boundary's
+ * code (published by the area source); a part in neither is quarantined: it lies outside every
+ * loaded Swedish parcel and municipality. Then polygon validity, as for parcels.
+ */
+async function repairBuildings(context: StagingContext) {
+  const { client, stagingTable, runId, sourceId } = context;
+  const covering = (point: string) => coveringParcelSql(point, 'p.municipality_code AS parcel_municipality_code');
+  // Not a parsed column: derived from another register, so kept out of the row hash.
+  await client.query(`ALTER TABLE ${stagingTable} ADD COLUMN IF NOT EXISTS cadastre_id text`);
+  await client.query(
+    `UPDATE ${stagingTable} s SET (cadastre_id, municipality_code) = (
+       SELECT c.cadastre_id, coalesce(s.municipality_code, c.parcel_municipality_code)
+       FROM (SELECT) AS one LEFT JOIN LATERAL ${covering('ST_PointOnSurface(s.geom)')} c ON true)`,
+  );
+  await client.query(
+    `UPDATE ${stagingTable} s SET municipality_code =
+       (SELECT m.code FROM municipality m WHERE m.country = 'SE' AND m.geom IS NOT NULL AND ST_Covers(m.geom, ST_PointOnSurface(s.geom)) ORDER BY m.code LIMIT 1)
+     WHERE s.municipality_code IS NULL`,
+  );
+  const outside = await client.query(
+    `WITH removed AS (DELETE FROM ${stagingTable} s WHERE s.municipality_code IS NULL RETURNING s.src_pos, left(s::text, 2000) AS raw)
+     INSERT INTO source_reject (run_id, source_id, position, reason, raw)
+     SELECT $1, $2, src_pos, 'no municipality: the file name has no kommunkod and the building is on no loaded Swedish parcel or municipality (load se-cadastre first)', raw
+     FROM removed`,
+    [runId, sourceId],
+  );
+  const repaired = await repairInvalidPolygons(context);
+  // A repaired footprint (its area cleared by the repair) may have another point on its surface.
+  await client.query(`UPDATE ${stagingTable} s SET cadastre_id = ${coveringCadastreSql('ST_PointOnSurface(s.geom)')} WHERE s.area_m2 IS NULL`);
+  return { repaired: repaired.repaired, rejected: repaired.rejected + (outside.rowCount ?? 0) };
+}
+
+const BUILDING_MERGE: TableMerge = {
+  liveTable: 'building',
+  keyColumn: 'building_id',
+  columns: {
+    building_number: 's.building_id',
+    cadastre_id: 's.cadastre_id',
+    municipality_code: 's.municipality_code',
+    building_type_code: 's.building_type_code',
+    building_type_name: 's.building_type_name',
+    is_main_building: 's.is_main_building',
+    house_number: 's.house_number',
+    purposes: 's.purposes',
+    geom: 's.geom',
+    location: 'ST_PointOnSurface(s.geom)',
+    footprint_m2: 's.footprint_m2',
+    source_srid: 's.source_srid',
+    source_updated_at: 's.source_updated_at',
+  },
+};
+
+async function publishBuildings({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+  // One row per building: the first part's attributes, the parts' union as the footprint
+  // (touching parts become one polygon), the area measured in SWEREF 99 TM.
+  await client.query(
+    `CREATE TEMP TABLE se_building_dissolved ON COMMIT DROP AS
+     SELECT first.building_id, first.municipality_code, first.building_type_code, first.building_type_name, first.is_main_building,
+            first.house_number, first.purposes, first.source_updated_at, first.source_srid, parts.geom, parts.row_hash,
+            -- A single part was linked in the repair step; a dissolved footprint has its own point on surface.
+            CASE WHEN parts.count = 1 THEN first.cadastre_id ELSE ${coveringCadastreSql('ST_PointOnSurface(parts.geom)')} END AS cadastre_id,
+            CASE WHEN parts.count = 1 THEN coalesce(first.area_m2, ST_Area(ST_Transform(first.geom, ${SWEREF99_TM})))
+                 ELSE round(ST_Area(ST_Transform(parts.geom, ${SWEREF99_TM}))::numeric, 2)::double precision END AS footprint_m2
+     FROM (
+       SELECT s.building_id, count(*) AS count,
+              CASE WHEN count(*) = 1 THEN ST_Multi((array_agg(s.geom))[1])
+                   ELSE ST_Multi(ST_CollectionExtract(ST_UnaryUnion(ST_Collect(s.geom)), 3)) END AS geom,
+              md5(string_agg(s.row_hash::text, ',' ORDER BY s.src_pos))::uuid AS row_hash
+       FROM ${stagingTable} s GROUP BY s.building_id
+     ) parts
+     JOIN (SELECT DISTINCT ON (building_id) * FROM ${stagingTable} ORDER BY building_id, src_pos) first USING (building_id)`,
+  );
+  await client.query(`CREATE INDEX ON se_building_dissolved (building_id)`);
+  await client.query(`ANALYZE se_building_dissolved`);
+  const counts = await mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId);
+  // Unchanged buildings whose covering property changed since they were written.
+  const links = await relinkScope(client, 'building', scope, runId);
+  const total = { ...counts, updated: counts.updated + links.updated };
+    return { ...total, tables: { building: total } };
+}
+
+export const seBuilding: SourceAdapter = {
+  id: 'se-building',
+  country: 'SE',
+  scopeOf: stagedMunicipalities,
+  title: 'Lantmäteriet Byggnad (GeoPackage)',
+  docs: 'docs/sources/se-building.md',
+  // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
+  // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
+  get defaultInput() {
+    return inboxPath('byggnad_sverige.gpkg');
+  },
+  inputFileName: 'byggnad_sverige.gpkg',
+  dependsOn: ['se-cadastre'],
+  zipEntry: /\.gpkg$/i,
+  stagingColumns: [
+    { name: 'part_id', type: 'bigint' },
+    { name: 'building_id', type: 'text' },
+    { name: 'municipality_code', type: 'text' },
+    { name: 'building_type_code', type: 'text' },
+    { name: 'building_type_name', type: 'text' },
+    { name: 'is_main_building', type: 'boolean' },
+    { name: 'house_number', type: 'text' },
+    { name: 'purposes', type: 'text[]' },
+    { name: 'geom', type: 'geometry' },
+    { name: 'area_m2', type: 'double precision' },
+    { name: 'source_srid', type: 'integer' },
+    { name: 'source_updated_at', type: 'timestamp' },
+  ],
+  keyColumns: ['part_id'],
+  parse: (input, context) => {
+    const municipality = municipalityOfFile(context.fileName);
+    return readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS, optionalColumns: OPTIONAL_COLUMNS }, (feature) => partRecord(feature, municipality));
+  },
+  repairStaged: repairBuildings,
+  // A multipart building is one live row but several staged parts: compare buildings with buildings.
+  countLive: (client, scope) => countLiveRows(client, 'building', scope),
+  publish: publishBuildings,
+};

@@ -1,0 +1,233 @@
+import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter, StagingContext } from '../../source-adapter.js';
+import { readGeoPackageLayer, rawAttributes } from '../../formats/geopackage-input.js';
+import { inboxPath } from '../../inbox.js';
+import type { GeoPackageFeature } from '../../formats/geopackage.js';
+import { transformTo } from '../../geo/reproject.js';
+import { multiPolygonEwkt } from '../../geo/ewkt.js';
+import { planarArea } from '../../geo/planar-area.js';
+import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
+import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
+import { relinkChangedParcels } from '../../publish/parcel-links.js';
+import { stepTimer } from '../../publish/step-timer.js';
+import { isUnitCode, normalBlock, parseEtikett, seCadastreId, seDesignation, SeDesignationError, typeOfBlock } from '../cadastre-id.js';
+import { isoTimestamp, paddedCode, text, wholeNumber } from '../geopackage-values.js';
+import { relinkAfterCadastre } from '../covering-property.js';
+import { stagedMunicipalities } from '../../input-scope.js';
+
+/**
+ * Lantmäteriet Fastighetsindelning (GeoPackage, layer `registerenhetsomradesyta`, EPSG:3006):
+ * one row per area (registerenhetsområde, a "skifte"); a property (registerenhet) is every area
+ * with the same `registerenhetsreferens`. Each area is staged and published as a parcel linked
+ * to its property's cadastreId, so the coordinate lookup works as in Norway; the properties
+ * themselves (designation, register UUID, type, total area, number of areas) go to
+ * `property_register`.
+ */
+
+const SWEREF99_TM = 3006;
+export const CADASTRE_LAYER = 'registerenhetsomradesyta';
+const COLUMNS = ['objektidentitet', 'registerenhetsreferens', 'objekttyp', 'senastandrad', 'kommunkod', 'kommunnamn', 'trakt', 'block', 'enhet', 'omradesnummer', 'etikett'];
+const toWgs84 = transformTo(SWEREF99_TM);
+
+/** Property type by the area's objekttyp (register values, lower case). */
+const PROPERTY_TYPES: Record<string, string> = {
+  'fastighetsområde': 'FASTIGHET',
+  'outrett fastighetsområde': 'FASTIGHET',
+  'sämjedelad fastighet': 'FASTIGHET',
+  'samfällighetsområde': 'SAMFÄLLIGHET',
+  'outrett samfällighetsområde': 'SAMFÄLLIGHET',
+  'fiskesamfällighet': 'SAMFÄLLIGHET',
+  'järnvägsområde': 'JÄRNVÄGSOMRÅDE',
+  'fiskelott': 'FISKELOTT',
+  'ospecificerat område': 'OSPECIFICERAT',
+};
+
+function propertyType(objekttyp: string | null, block: string | null): string | null {
+  // The designation's letter code (S, GA, FA) decides, as property_type() does from the id.
+  if (isUnitCode(block)) return typeOfBlock(block);
+  return objekttyp === null ? 'FASTIGHET' : PROPERTY_TYPES[objekttyp.toLowerCase()] ?? null;
+}
+
+/** Block and enhet from their columns, checked against the etikett (whose `>n` area suffix is dropped). */
+function blockAndUnit(a: Record<string, unknown>): { block: string | null; enhet: number } {
+  const etikett = text(a.etikett);
+  const fromLabel = etikett === null ? null : parseEtikett(etikett);
+  const enhet = wholeNumber(a.enhet);
+  if (enhet === null) {
+    if (!fromLabel) throw new SeDesignationError('neither enhet nor etikett is set');
+    return fromLabel;
+  }
+  if (Number.isNaN(enhet)) throw new SeDesignationError(`enhet "${a.enhet}" is not a whole number`);
+  const blockText = text(a.block);
+  let block = blockText === null ? null : normalBlock(blockText);
+  // A samfällighet's S (or GA, FA) may be given only in the etikett.
+  if (block === null && isUnitCode(fromLabel?.block ?? null)) block = fromLabel!.block;
+  if (fromLabel && (fromLabel.block !== block || fromLabel.enhet !== enhet)) {
+    throw new SeDesignationError(`etikett "${etikett}" disagrees with block "${a.block ?? ''}" and enhet ${enhet}`);
+  }
+  return { block, enhet };
+}
+
+function areaRecord(feature: GeoPackageFeature): ParsedRecord {
+  const a = feature.attributes;
+  const reject = (reason: string): ParsedRecord => ({ kind: 'reject', position: feature.position, reason, raw: rawAttributes(feature) });
+  if (feature.error) return reject(feature.error);
+  const geometry = feature.geometry!;
+  if (geometry.type !== 'Polygon' && geometry.type !== 'MultiPolygon') return reject(`geometry is a ${geometry.type}, not a polygon`);
+  const areaId = text(a.objektidentitet);
+  const registerRef = text(a.registerenhetsreferens);
+  if (!areaId) return reject('objektidentitet is empty');
+  if (!registerRef) return reject('registerenhetsreferens is empty: the area belongs to no property');
+  const kommunkod = paddedCode(a.kommunkod, 4);
+  if (!kommunkod) return reject(`kommunkod "${a.kommunkod ?? ''}" is not a municipality code`);
+  const kommunnamn = text(a.kommunnamn);
+  const trakt = text(a.trakt);
+  if (!kommunnamn || !trakt) return reject(`kommunnamn "${a.kommunnamn ?? ''}" or trakt "${a.trakt ?? ''}" is empty`);
+  let cadastreId: string, designation: string, block: string | null;
+  try {
+    const unit = blockAndUnit(a);
+    block = unit.block;
+    const parts = { kommunkod, kommunnamn, trakt, block: unit.block, enhet: unit.enhet };
+    cadastreId = seCadastreId(parts);
+    designation = seDesignation(parts);
+  } catch (error) {
+    if (error instanceof SeDesignationError) return reject(error.message);
+    throw error;
+  }
+  const type = propertyType(text(a.objekttyp), block);
+  if (!type) return reject(`objekttyp "${a.objekttyp}" is not a Fastighetsindelning area type`);
+  const areaNumber = wholeNumber(a.omradesnummer);
+  const values: CellValue[] = [
+    areaId,
+    registerRef,
+    cadastreId,
+    designation,
+    kommunkod,
+    type,
+    areaNumber !== null && !Number.isNaN(areaNumber) ? areaNumber : null,
+    multiPolygonEwkt(geometry.polygons, toWgs84),
+    Math.round(planarArea(geometry.polygons) * 100) / 100,
+    SWEREF99_TM,
+    isoTimestamp(a.senastandrad),
+  ];
+  return { kind: 'row', position: feature.position, values };
+}
+
+/**
+ * Beyond polygon validity: the areas of one property must agree on its designation, and one
+ * designation must not name two properties. Later conflicting areas are quarantined.
+ */
+async function repairCadastre(context: StagingContext) {
+  const { client, stagingTable, runId, sourceId } = context;
+  const conflicts = await client.query(
+    `WITH firsts AS (
+       SELECT DISTINCT ON (register_ref) register_ref, cadastre_id, src_pos FROM ${stagingTable} ORDER BY register_ref, src_pos
+     ), by_id AS (
+       SELECT DISTINCT ON (cadastre_id) cadastre_id, register_ref, src_pos FROM ${stagingTable} ORDER BY cadastre_id, src_pos
+     ), bad AS (
+       SELECT s.src_pos, 'area of property ' || s.register_ref || ' is designated ' || s.cadastre_id || ', its first area ' || f.cadastre_id || ' (position ' || f.src_pos || ')' AS reason
+       FROM ${stagingTable} s JOIN firsts f USING (register_ref) WHERE s.cadastre_id <> f.cadastre_id
+       UNION ALL
+       SELECT s.src_pos, 'designation ' || s.cadastre_id || ' belongs to property ' || b.register_ref || ' (position ' || b.src_pos || '), not ' || s.register_ref
+       FROM ${stagingTable} s JOIN by_id b USING (cadastre_id) WHERE s.register_ref <> b.register_ref
+     ), removed AS (
+       DELETE FROM ${stagingTable} s USING (SELECT DISTINCT ON (src_pos) src_pos, reason FROM bad) b WHERE s.src_pos = b.src_pos
+       RETURNING s.src_pos, b.reason, left(s::text, 2000) AS raw
+     )
+     INSERT INTO source_reject (run_id, source_id, position, reason, raw) SELECT $1, $2, src_pos, reason, raw FROM removed`,
+    [runId, sourceId],
+  );
+  const repaired = await repairInvalidPolygons(context);
+  return { repaired: repaired.repaired, rejected: repaired.rejected + (conflicts.rowCount ?? 0) };
+}
+
+const AREA_SQL = `coalesce(s.area_m2, ST_Area(ST_Transform(s.geom, ${SWEREF99_TM})))`;
+
+const PARCEL_MERGE: TableMerge = {
+  liveTable: 'parcel',
+  keyColumn: 'parcel_id',
+  columns: { municipality_code: 's.municipality_code', geom: 's.geom', area_m2: AREA_SQL, stored_area_m2: 'NULL', source_srid: 's.source_srid' },
+};
+
+const PROPERTY_MERGE: TableMerge = {
+  liveTable: 'property_register',
+  keyColumn: 'cadastre_id',
+  columns: {
+    register_ref: 's.register_ref', designation: 's.designation', municipality_code: 's.municipality_code',
+    property_type: 's.property_type', area_m2: 's.area_m2', plot_count: 's.plot_count',
+  },
+};
+
+async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+  const { timed, steps } = stepTimer();
+  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId));
+  // Each area links to its one property; the first area (område 1) is the main parcel.
+  const links = await timed('parcel_property', () =>
+    relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' }, scope, runId),
+  );
+
+  // One row per property; its hash is its areas' hashes, so it changes when any area does.
+  const properties = await timed('property_register', async () => {
+    await client.query(
+      `CREATE TEMP TABLE se_property_snapshot ON COMMIT DROP AS
+       SELECT s.cadastre_id, min(s.register_ref) AS register_ref, min(s.designation) AS designation,
+              min(s.municipality_code) AS municipality_code, min(s.property_type) AS property_type,
+              round(sum(${AREA_SQL})::numeric, 2)::double precision AS area_m2, count(*)::int AS plot_count,
+              md5(string_agg(s.row_hash::text, ',' ORDER BY s.parcel_id))::uuid AS row_hash
+       FROM ${stagingTable} s GROUP BY s.cadastre_id`,
+    );
+    // A re-designated property keeps its register UUID: its old designation goes first, or the
+    // new one would collide with it on the unique register_ref.
+    const renamed = await client.query(
+      `DELETE FROM property_register live USING se_property_snapshot s
+       WHERE live.country = $1 AND live.register_ref = s.register_ref AND live.cadastre_id <> s.cadastre_id`,
+      [scope.country],
+    );
+    const merged = await mergeTable(client, 'se_property_snapshot', PROPERTY_MERGE, scope, runId);
+    return { ...merged, deleted: merged.deleted + (renamed.rowCount ?? 0) };
+  });
+
+  // Addresses and buildings on changed parcels follow their property (see covering-property.ts).
+  const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', runId));
+  const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', runId));
+
+  return {
+    inserted: parcels.inserted + properties.inserted,
+    updated: parcels.updated + properties.updated,
+    deleted: parcels.deleted + properties.deleted,
+    tables: { parcel: parcels, parcel_property: links, property_register: properties, address: addressLinks, building: buildingLinks },
+    stepsMs: steps,
+  };
+}
+
+export const seCadastre: SourceAdapter = {
+  id: 'se-cadastre',
+  country: 'SE',
+  scopeOf: stagedMunicipalities,
+  title: 'Lantmäteriet Fastighetsindelning (GeoPackage)',
+  docs: 'docs/sources/se-geodata.md',
+  // Lantmäteriet delivers one zip per municipality behind a Geotorget order (docs/sources/se-geodata.md);
+  // the operator's fetcher leaves the national file in the inbox. `backfill --input` loads one municipality.
+  get defaultInput() {
+    return inboxPath('fastighetsindelning_sverige.gpkg');
+  },
+  inputFileName: 'fastighetsindelning_sverige.gpkg',
+  zipEntry: /\.gpkg$/i,
+  stagingColumns: [
+    { name: 'parcel_id', type: 'text' },
+    { name: 'register_ref', type: 'text' },
+    { name: 'cadastre_id', type: 'text' },
+    { name: 'designation', type: 'text' },
+    { name: 'municipality_code', type: 'text' },
+    { name: 'property_type', type: 'text' },
+    { name: 'area_number', type: 'integer' },
+    { name: 'geom', type: 'geometry' },
+    { name: 'area_m2', type: 'double precision' },
+    { name: 'source_srid', type: 'integer' },
+    { name: 'source_updated_at', type: 'timestamptz' },
+  ],
+  keyColumns: ['parcel_id'],
+  parse: (input, context) => readGeoPackageLayer(input, context, { layer: CADASTRE_LAYER, srid: SWEREF99_TM, columns: COLUMNS }, areaRecord),
+  repairStaged: repairCadastre,
+  countLive: (client, scope) => countLiveRows(client, 'parcel', scope),
+  publish: publishCadastre,
+};
