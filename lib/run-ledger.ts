@@ -118,7 +118,7 @@ export async function closeSourceRunUnchanged(db: Db, entry: { runId: string; so
  * position an incremental feed's fetch recorded.
  */
 export async function lockSourceRun(
-  client: Db,
+  client: pg.PoolClient,
   runId: string,
   sourceId: string,
 ): Promise<(ChangeCounts & { outcome: string; position: Record<string, unknown> | null }) | undefined> {
@@ -135,7 +135,7 @@ export async function lockSourceRun(
  * now() would be its start.
  */
 export async function markSourceRunPublished(
-  client: Db,
+  client: pg.PoolClient,
   entry: { runId: string; sourceId: string; counts: ChangeCounts; details: Record<string, unknown> },
 ): Promise<void> {
   await client.query(
