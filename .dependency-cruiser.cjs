@@ -5,12 +5,14 @@
 //                          evaluate-*) included
 //   5  api/ worker/        the two servers: the REST API, the worker's composition root
 //   4  workflows/ store/   workflow code (Temporal sandbox, see below); read-side queries for the
-//                          API and the CLI, over what the activities wrote (ledger, progress)
+//                          API and the CLI, over what the activities wrote (ingest progress)
 //   3  activities/         download, stage, validate, publish, ledger, derive, deliveries
 //   2  derive/ events/     the derived datasets; change events and their webhook deliveries
 //   1  sources/            the adapters, their formats and publish helpers
 //   0  lib/                the ground floor: domain types (lib/domain), database, config,
-//                          secrets, Temporal plumbing (client, search attribute keys)
+//                          secrets, Temporal plumbing (client, search attribute keys), and the
+//                          run ledger's statements (lib/run-ledger.ts: written by activities/,
+//                          read by derive/, api/ and cli/)
 //
 // Tools stand beside the building and may use any floor; production code (floors 0-5) never
 // imports them: sample/ (the test-data generator) < evaluations/ (scores against the sample's

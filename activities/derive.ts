@@ -6,6 +6,7 @@ import { inputsFingerprint } from '../derive/inputs-fingerprint.js';
 import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import type { DerivedDatasetId } from '../derive/dataset.js';
 import { COUNTRIES, type Country } from '../lib/domain/country.js';
+import { closeSourceRunUnchanged, insertRun, insertSourceRun, lastDerivedInputs, lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
 import { getSourceRunSummary, recordDuration } from './ledger.js';
 import { withHeartbeat } from './heartbeat.js';
 import { assertStagingIntact, stagingFingerprint } from './staging-table.js';
@@ -41,10 +42,7 @@ export async function planDerive(input: { runId: string; workflowId: string; cou
   const planned = countries.flatMap((country) =>
     datasets.map((d) => ({ datasetId: d.id, country, ledgerId: deriveLedgerId(d.id, country), dependsOn: d.dependsOn ?? [] })),
   );
-  await getPool().query(
-    `INSERT INTO run (run_id, kind, workflow_id, sources) VALUES ($1, 'derive', $2, $3) ON CONFLICT (run_id) DO NOTHING`,
-    [input.runId, input.workflowId, planned.map((p) => p.ledgerId)],
-  );
+  await insertRun(getPool(), { runId: input.runId, kind: 'derive', workflowId: input.workflowId, sources: planned.map((p) => p.ledgerId), forced: false });
   return planned;
 }
 
@@ -64,21 +62,13 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
   const dataset = getDataset(request.datasetId);
   const ledgerId = deriveLedgerId(dataset.id, request.country);
   const pool = getPool();
-  await pool.query(
-    `INSERT INTO source_run (run_id, source_id, country, input) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, source_id) DO NOTHING`,
-    [request.runId, ledgerId, request.country, `${dataset.title}, as of ${request.asOf}`],
-  );
+  await insertSourceRun(pool, { runId: request.runId, sourceId: ledgerId, country: request.country, input: `${dataset.title}, as of ${request.asOf}` });
   const before = await getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
   if (before.outcome === 'published' || before.outcome === 'unchanged') return before;
   const dependencies = (dataset.dependsOn ?? []).map((id) => deriveLedgerId(id, request.country));
   const inputs = await inputsFingerprint(pool, request.country, request.asOf, dependencies);
-  if (request.skipUnchanged && (await lastComputedInputs(pool, ledgerId, request.runId)) === inputs) {
-    await pool.query(
-      `UPDATE source_run SET outcome = 'unchanged', finished_at = clock_timestamp(),
-         details = details || jsonb_build_object('dataset', $3::text, 'asOf', $4::text, 'inputs', $5::text)
-       WHERE run_id = $1 AND source_id = $2 AND outcome = 'running'`,
-      [request.runId, ledgerId, dataset.id, request.asOf, inputs],
-    );
+  if (request.skipUnchanged && (await lastDerivedInputs(pool, ledgerId, request.runId)) === inputs) {
+    await closeSourceRunUnchanged(pool, { runId: request.runId, sourceId: ledgerId, details: { dataset: dataset.id, asOf: request.asOf, inputs } });
     return getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
   }
 
@@ -105,37 +95,24 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [ledgerId]);
     await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]); // names the run on change events (docs/webhooks.md)
     await tuneBulkTransaction(client);
-    const ledger = await client.query<{ outcome: string }>(`SELECT outcome FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`, [request.runId, ledgerId]);
-    if (ledger.rows[0]?.outcome === 'published') return;
+    if ((await lockSourceRun(client, request.runId, ledgerId))?.outcome === 'published') return;
     // Crash recovery empties UNLOGGED tables: merging an emptied snapshot would delete the live
     // dataset. The activity's retry computes it again.
     await assertStagingIntact(client, stagingTable, computedFingerprint, { columns: dataset.keyColumns, retryable: true });
     const counts = await mergeDerived(client, dataset, stagingTable, request.country);
     changed = counts.inserted + counts.updated + counts.deleted > 0;
-    await client.query(
-      `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
-         details = details || jsonb_build_object('dataset', $6::text, 'asOf', $7::text, 'liveTable', $8::text, 'stats', $9::jsonb, 'inputs', $10::text),
-         finished_at = clock_timestamp()
-       WHERE run_id = $1 AND source_id = $2`,
-      [request.runId, ledgerId, counts.inserted, counts.updated, counts.deleted, dataset.id, request.asOf, dataset.liveTable, JSON.stringify(stats.details ?? {}), inputs],
-    );
+    await markSourceRunPublished(client, {
+      runId: request.runId,
+      sourceId: ledgerId,
+      counts,
+      details: { dataset: dataset.id, asOf: request.asOf, liveTable: dataset.liveTable, stats: stats.details ?? {}, inputs },
+    });
   });
   await dropDerivedStaging(request);
   // Fresh statistics for the API's plans (autovacuum would come by later).
   if (changed) await pool.query(`ANALYZE ${quoteIdent(dataset.liveTable)}`);
   await recordDuration(request.runId, ledgerId, 'publish', performance.now() - started);
   return getSourceRunSummary({ runId: request.runId, sourceId: ledgerId });
-}
-
-/** The inputs fingerprint of the dataset's latest computation (or skip) in another run. */
-async function lastComputedInputs(pool: pg.Pool, ledgerId: string, runId: string): Promise<string | undefined> {
-  const result = await pool.query<{ inputs: string | null }>(
-    `SELECT details->>'inputs' AS inputs FROM source_run
-     WHERE source_id = $1 AND run_id <> $2 AND outcome IN ('published', 'unchanged')
-     ORDER BY finished_at DESC LIMIT 1`,
-    [ledgerId, runId],
-  );
-  return result.rows[0]?.inputs ?? undefined;
 }
 
 /** A computed snapshot with two rows for one key would fail the merge half-way: refuse it with the key. */

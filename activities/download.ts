@@ -12,6 +12,7 @@ import { ownWorkerTaskQueue } from '../lib/temporal/worker-task-queue.js';
 import { getSource } from '../sources/registry.js';
 import type { IncrementalFeed, SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
+import { recentArtifacts, recordIncrementFetched } from '../lib/run-ledger.js';
 import { throttledHeartbeat } from './heartbeat.js';
 import type { Artifact, IngestSourceInput, ProgressDetails } from './types.js';
 
@@ -55,13 +56,7 @@ interface PreviousArtifact {
 async function previousArtifact(source: SourceAdapter, input: string): Promise<PreviousArtifact | undefined> {
   const parts = new Set(source.snapshotParts?.(input) ?? ['all']);
   const replacesSameParts = (other: string | null) => other !== null && (source.snapshotParts?.(other) ?? ['all']).some((part) => parts.has(part));
-  const result = await getPool().query<PreviousArtifact & { input: string | null }>(
-    `SELECT input, input_sha256, etag, last_modified, artifact_path FROM source_run
-     WHERE source_id = $1 AND outcome IN ('published', 'unchanged') AND input_sha256 IS NOT NULL
-     ORDER BY finished_at DESC LIMIT 100`,
-    [source.id],
-  );
-  const last = result.rows.find((row) => replacesSameParts(row.input));
+  const last = (await recentArtifacts(getPool(), source.id)).find((row) => replacesSameParts(row.input));
   if (!last) return undefined;
   const sameInput = last.input === input;
   return { input_sha256: last.input_sha256, etag: sameInput ? last.etag : null, last_modified: sameInput ? last.last_modified : null, artifact_path: sameInput ? last.artifact_path : null };
@@ -142,10 +137,7 @@ async function downloadChanges(source: SourceAdapter, feed: IncrementalFeed, req
     signal: Context.current().cancellationSignal,
     onProgress: (changes) => beat({ phase: 'download', bytes: 0, totalBytes: null, rows: changes, rejected: 0 }),
   });
-  await getPool().query(
-    `UPDATE source_run SET details = details || jsonb_build_object('increment', $3::jsonb) WHERE run_id = $1 AND source_id = $2`,
-    [request.runId, source.id, JSON.stringify(fetched)],
-  );
+  await recordIncrementFetched(getPool(), request.runId, source.id, fetched);
   if (fetched.changes === 0) {
     await rm(file, { force: true });
     await recordDuration(request.runId, source.id, 'download', performance.now() - started, { input });

@@ -6,6 +6,7 @@ import type { ValidatedSnapshot } from './types.js';
 import { assertStagingIntact, stagingTableName } from './staging-table.js';
 import { withHeartbeat } from './heartbeat.js';
 import { recordDuration } from './ledger.js';
+import { lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
 
 /**
  * One transaction: merge the snapshot into the live tables and close the ledger entry. Readers
@@ -31,12 +32,9 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     // Names the run on the change events the live tables' triggers write (schema/…_events.sql).
     await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]);
     await tuneBulkTransaction(client);
-    const ledger = await client.query<ChangeCounts & { outcome: string; position: Record<string, unknown> | null }>(
-      `SELECT outcome, inserted, updated, deleted, details->'increment'->'position' AS position FROM source_run WHERE run_id = $1 AND source_id = $2 FOR UPDATE`,
-      [request.runId, source.id],
-    );
-    if (ledger.rows[0]?.outcome === 'published') {
-      const { inserted, updated, deleted } = ledger.rows[0];
+    const ledger = await lockSourceRun(client, request.runId, source.id);
+    if (ledger?.outcome === 'published') {
+      const { inserted, updated, deleted } = ledger;
       return { inserted, updated, deleted };
     }
     // Only what was validated is merged: after a database restart the staging table may be
@@ -44,15 +42,14 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     await assertStagingIntact(client, stagingTable, request.snapshot.fingerprint);
     const context = { client, stagingTable, runId: request.runId, sourceId: source.id };
     const merged = request.snapshot.increment && source.increment
-      ? await source.increment.publishChanges(context, ledger.rows[0]?.position ?? {})
+      ? await source.increment.publishChanges(context, ledger?.position ?? {})
       : await source.publish(context, scope);
-    await client.query(
-      `UPDATE source_run SET outcome = 'published', inserted = $3, updated = $4, deleted = $5,
-         details = details || jsonb_build_object('tables', $6::jsonb, 'scope', $7::jsonb, 'publishStepsMs', $8::jsonb),
-         finished_at = clock_timestamp()
-       WHERE run_id = $1 AND source_id = $2`,
-      [request.runId, source.id, merged.inserted, merged.updated, merged.deleted, JSON.stringify(merged.tables), JSON.stringify(scope), JSON.stringify(merged.stepsMs ?? {})],
-    );
+    await markSourceRunPublished(client, {
+      runId: request.runId,
+      sourceId: source.id,
+      counts: merged,
+      details: { tables: merged.tables, scope, publishStepsMs: merged.stepsMs ?? {} },
+    });
     tablesChanged = Object.entries(merged.tables).filter(([, c]) => c.inserted + c.updated + c.deleted > 0).map(([table]) => table);
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
   });

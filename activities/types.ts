@@ -1,12 +1,12 @@
-import type { ChangeCounts } from '../lib/domain/change-counts.js';
 import type { Country } from '../lib/domain/country.js';
 import type { PublishScope } from '../lib/domain/publish-scope.js';
 import type { StagingFingerprint } from './staging-table.js';
 
-/** What workflows pass between activities: references and counts, never rows. */
+// The run ledger's summaries live beside its SQL (lib/run-ledger.ts); workflows and activities
+// keep importing them from here.
+export type { RunKind, RunOutcome, RunSummary, SourceOutcome, SourceRunSummary } from '../lib/domain/run-summary.js';
 
-/** `derive`: the derived datasets' own runs (activities/derive.ts). */
-export type RunKind = 'nightly' | 'refresh' | 'backfill' | 'derive';
+/** What workflows pass between activities: references and counts, never rows. */
 
 export interface PlannedSource {
   sourceId: string;
@@ -54,32 +54,6 @@ export interface ValidatedSnapshot extends StagedSnapshot {
   fingerprint: StagingFingerprint;
   /** The staged rows are changes from the source's feed (see IncrementalFeed), not a snapshot. */
   increment?: boolean;
-}
-
-export type SourceOutcome = 'published' | 'unchanged' | 'failed';
-
-export interface SourceRunSummary extends ChangeCounts {
-  runId: string;
-  sourceId: string;
-  outcome: SourceOutcome;
-  rowsRead: number;
-  rowsStaged: number;
-  rowsRejected: number;
-  rowsRepaired: number;
-  durationMs: number;
-  error?: string;
-}
-
-export type RunOutcome = 'succeeded' | 'partial' | 'failed';
-
-export interface RunSummary {
-  runId: string;
-  kind: RunKind;
-  outcome: RunOutcome;
-  durationMs: number;
-  sources: SourceRunSummary[];
-  /** A nightly refresh: the derive run it started after the sources (workflows/derive.ts). */
-  derived?: RunSummary;
 }
 
 /** Heartbeat details: progress for the CLI, and where a retried activity resumes. */

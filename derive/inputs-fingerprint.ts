@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import type { Country } from '../lib/domain/country.js';
+import { lastChangesDigest } from '../lib/run-ledger.js';
 
 /**
  * What a derived dataset's result depends on, as one string: the day it is computed for, the
@@ -14,19 +15,9 @@ import type { Country } from '../lib/domain/country.js';
  * `nordprop derive` always computes.
  */
 export async function inputsFingerprint(client: pg.Pool | pg.PoolClient, country: Country, asOf: string, dependencyLedgerIds: string[]): Promise<string> {
-  const changes = await client.query<{ digest: string | null }>(
-    `SELECT md5(string_agg(source_id || '@' || last_change, ',' ORDER BY source_id)) AS digest
-     FROM (
-       SELECT source_id, max(finished_at)::text AS last_change
-       FROM source_run
-       WHERE country = $1 AND outcome = 'published' AND inserted + updated + deleted > 0
-         AND (source_id NOT LIKE 'derive-%' OR source_id = ANY($2::text[]))
-       GROUP BY source_id
-     ) changed`,
-    [country, dependencyLedgerIds],
-  );
+  const changes = await lastChangesDigest(client, country, dependencyLedgerIds);
   const schema = await client.query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY run_on DESC, id DESC LIMIT 1`);
-  return [asOf, changes.rows[0].digest ?? 'no-changes', schema.rows[0]?.name ?? 'no-schema', await deriveCodeDigest()].join('|');
+  return [asOf, changes ?? 'no-changes', schema.rows[0]?.name ?? 'no-schema', await deriveCodeDigest()].join('|');
 }
 
 let codeDigest: Promise<string> | undefined;

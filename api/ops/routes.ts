@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { Config } from '../../lib/config.js';
+import { sourceHasRuns } from '../../lib/run-ledger.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
 import { holdsOperatorSecret, operatorSecret } from './operator-credential.js';
@@ -54,7 +55,7 @@ export function registerOpsConsole(app: FastifyInstance, ctx: { db: pg.Pool; con
     ops.get('/ops/running', hidden, async (_request, reply) => send(reply, 200, await runningPage(ctx.db, links, temporal.get)));
     ops.get('/ops/sources/:sourceId', hidden, async (request: FastifyRequest<{ Params: { sourceId: string } }>, reply) => {
       const { sourceId } = request.params;
-      const known = isCatalogued(sourceId) || (await ctx.db.query(`SELECT 1 FROM source_run WHERE source_id = $1 LIMIT 1`, [sourceId])).rowCount;
+      const known = isCatalogued(sourceId) || (await sourceHasRuns(ctx.db, sourceId));
       if (!known) return notFound(reply, html`No source or derived dataset <code>${sourceId}</code>.`);
       return send(reply, 200, await sourcePage(ctx.db, links, sourceId));
     });

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/config.js';
 import { getPool } from '../../lib/db.js';
+import { latestPublishedStats } from '../../lib/run-ledger.js';
 import { readManifest, MANIFEST_NAME } from '../../sample/manifest.js';
 import { evaluateTenants, renderTenantScores } from '../../evaluations/tenants.js';
 import { MATCH_RULES } from '../../derive/tenants/rules.js';
@@ -25,12 +26,9 @@ export async function evaluateTenantsCommand(options: { sample: string; out: str
   const rules = await pool.query<{ country: string; match_rule: string; n: number }>(
     `SELECT country, match_rule, count(*)::int AS n FROM tenant GROUP BY 1, 2 ORDER BY 1, 2`,
   );
-  const ledger = await pool.query<{ source_id: string; stats: Record<string, unknown>; finished_at: Date }>(
-    `SELECT DISTINCT ON (source_id) source_id, details->'stats' AS stats, finished_at FROM source_run
-     WHERE source_id IN ('derive-no-tenants', 'derive-se-tenants') AND outcome = 'published' ORDER BY source_id, finished_at DESC`,
-  );
+  const ledger = await latestPublishedStats(pool, ['derive-no-tenants', 'derive-se-tenants']);
   if (options.json) {
-    printJson({ sample: { seed: manifest.seed, parcels: manifest.parcels, generatorVersion: manifest.version }, scores, rules: rules.rows, ledger: ledger.rows });
+    printJson({ sample: { seed: manifest.seed, parcels: manifest.parcels, generatorVersion: manifest.version }, scores, rules: rules.rows, ledger });
   }
   const report = [
     '# Tenants: evaluation on the generated sample',
@@ -52,7 +50,7 @@ export async function evaluateTenantsCommand(options: { sample: string; out: str
     '',
     '## Company addresses the last derive run could not place',
     '',
-    ...ledger.rows.map((r) => `- ${r.source_id}: ${JSON.stringify(r.stats)}`),
+    ...ledger.map((r) => `- ${r.source_id}: ${JSON.stringify(r.stats)}`),
     '',
     'See [tenants.md](tenants.md) for the rules. The sample has no companies at addresses missing from the address register, so',
     'these figures do not show how often a company at an unknown address is wrongly placed on a neighbour.',

@@ -1,5 +1,5 @@
 import { getPool } from '../../lib/db.js';
-import { countRejects, listRejects as readRejects } from '../../store/run-ledger.js';
+import { countRejects, listRejects as readRejects, runExists } from '../../lib/run-ledger.js';
 import { printJson, printTable } from '../output.js';
 
 export interface RejectsOptions {
@@ -33,8 +33,7 @@ export async function listRejects(options: RejectsOptions): Promise<number> {
     rows = [...rows].sort((a, b) => newest.get(a.runId)! - newest.get(b.runId)! || a.sourceId.localeCompare(b.sourceId) || Number(a.position) - Number(b.position));
   }
   if (!rows.length && options.run) {
-    const known = await pool.query(`SELECT 1 FROM run WHERE run_id = $1`, [options.run]);
-    if (!known.rowCount) {
+    if (!(await runExists(pool, options.run))) {
       console.error(`no run ${options.run}; list runs with: nordprop runs`);
       return 1;
     }

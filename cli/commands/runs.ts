@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { getPool } from '../../lib/db.js';
 import { loadConfig, type Config } from '../../lib/config.js';
-import { SOURCE_RUN_COLUMNS, toSummary } from '../../activities/ledger.js';
-import { getRun, listRejects, listRuns as readRuns, PHASES, runSources, sourceHistory as readSourceHistory } from '../../store/run-ledger.js';
+import { getRun, listRejects, listRuns as readRuns, PHASES, readRunSummary, runSources, sourceHistory as readSourceHistory } from '../../lib/run-ledger.js';
 import type { RunSummary } from '../../activities/types.js';
 import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { alertWorkflowId } from '../../workflows/alert.js';
@@ -211,11 +210,9 @@ async function ledgerRun(runId: string): Promise<LedgerRun | undefined> {
 
 /** The run as the ledger closed it: what `--wait` would have printed, without the derive run a nightly starts. */
 async function ledgerSummary(runId: string): Promise<RunSummary> {
-  const pool = getPool();
-  const run = await pool.query(`SELECT kind, outcome, extract(epoch FROM coalesce(finished_at, now()) - started_at) * 1000 AS duration_ms FROM run WHERE run_id = $1`, [runId]);
-  const sources = await pool.query(`SELECT ${SOURCE_RUN_COLUMNS} FROM source_run WHERE run_id = $1 ORDER BY source_id`, [runId]);
-  const r = run.rows[0];
-  return { runId, kind: r.kind, outcome: r.outcome, durationMs: Math.round(r.duration_ms), sources: sources.rows.map(toSummary) };
+  const summary = await readRunSummary(getPool(), runId);
+  if (!summary) throw new Error(`no run ${runId} in the ledger`);
+  return summary;
 }
 
 const RUN_WORKFLOW_TYPES = ['nightlyRefresh', 'backfill', 'deriveDatasets'];

@@ -1,5 +1,5 @@
 import type { DeriveContext, DeriveStats } from '../dataset.js';
-import { finishPlanOverlaps, MIN_OVERLAP_SHARE, stagePlanOverlaps } from './plan-overlap.js';
+import { finishPlanOverlaps, stagePlanOverlaps } from './plan-overlap.js';
 
 /**
  * Sweden, per property with parcels: the detaljplan in force overlapping most of its plot (ties:
@@ -43,22 +43,18 @@ export async function computeSwedishUtilization({ client, country, stagingTable 
                         ELSE '' END),
             z.municipality_code, z.plan_id, round(x.plot_area_m2::numeric, 1)::float8, round(x.built_over::numeric, 1)::float8
      FROM (
-       -- Byte order groups the same properties as the database's collation, without strcoll.
-       SELECT DISTINCT ON (o.cadastre_id COLLATE "C") o.cadastre_id, o.plan_municipality_code, o.plan_id, o.overlap_m2, pl.plot_area_m2,
+       SELECT p.cadastre_id, p.plan_municipality_code, p.plan_id, p.overlap_m2, p.plot_area_m2,
               coalesce(f.built_over_m2, 0) AS built_over, coalesce(f.buildings, 0) AS buildings,
-              CASE WHEN z.bya_pct IS NOT NULL THEN z.bya_pct WHEN z.bya_m2 IS NOT NULL THEN least(100, 100 * z.bya_m2 / pl.plot_area_m2) END AS allowed_bya,
+              CASE WHEN z.bya_pct IS NOT NULL THEN z.bya_pct WHEN z.bya_m2 IS NOT NULL THEN least(100, 100 * z.bya_m2 / p.plot_area_m2) END AS allowed_bya,
               CASE WHEN z.bra_m2 IS NOT NULL THEN z.bra_m2
-                   WHEN z.bya_pct IS NOT NULL THEN z.bya_pct / 100 * pl.plot_area_m2
-                   WHEN z.bya_m2 IS NOT NULL THEN least(z.bya_m2, pl.plot_area_m2) END AS allowed_floor
-       FROM utilization_overlap o
-       JOIN utilization_plot pl USING (cadastre_id)
-       JOIN zoning_plan z ON z.country = $1 AND z.municipality_code = o.plan_municipality_code AND z.plan_id = o.plan_id
+                   WHEN z.bya_pct IS NOT NULL THEN z.bya_pct / 100 * p.plot_area_m2
+                   WHEN z.bya_m2 IS NOT NULL THEN least(z.bya_m2, p.plot_area_m2) END AS allowed_floor
+       FROM utilization_plan p
+       JOIN zoning_plan z ON z.country = $1 AND z.municipality_code = p.plan_municipality_code AND z.plan_id = p.plan_id
        LEFT JOIN utilization_footprint f USING (cadastre_id)
-       WHERE o.overlap_m2 >= $2 * pl.plot_area_m2
-       ORDER BY o.cadastre_id COLLATE "C", o.overlap_m2 DESC, z.adopted_date DESC NULLS LAST, o.plan_id
      ) x
      JOIN zoning_plan z ON z.country = $1 AND z.municipality_code = x.plan_municipality_code AND z.plan_id = x.plan_id`,
-    [country, MIN_OVERLAP_SHARE],
+    [country],
   );
   await q(`DROP TABLE utilization_footprint`);
   const properties = await finishPlanOverlaps(client);

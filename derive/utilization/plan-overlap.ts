@@ -4,13 +4,15 @@ import type pg from 'pg';
  * A plan must cover at least this share of the plot to count: parcels and plans drawn on the
  * same boundary touch along it, and a digitizing sliver is no zoning.
  */
-export const MIN_OVERLAP_SHARE = 0.01;
+const MIN_OVERLAP_SHARE = 0.01;
 
 /**
  * The step both countries' utilization shares: for one country, the temp tables
- * `utilization_overlap` (m² of each property's plot under each adopted plan) and
- * `utilization_plot` (each such property's plot area), dropped at commit. Set-based: one pass
- * over parcel × plan pairs found through the GiST index.
+ * `utilization_overlap` (m² of each property's plot under each adopted plan),
+ * `utilization_plot` (each such property's plot area) and `utilization_plan` (per property, the
+ * adopted plan covering most of its plot: plan_municipality_code, plan_id, overlap_m2,
+ * plot_area_m2), dropped at commit. Set-based: one pass over parcel × plan pairs found through
+ * the GiST index.
  */
 export async function stagePlanOverlaps(client: pg.PoolClient, country: string): Promise<void> {
   const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
@@ -50,11 +52,24 @@ export async function stagePlanOverlaps(client: pg.PoolClient, country: string):
      GROUP BY pp.cadastre_id`,
     [country],
   );
+  // The plan covering most of the plot, at least MIN_OVERLAP_SHARE of it; on a tie the newest.
+  await q(
+    `CREATE TEMP TABLE utilization_plan ON COMMIT DROP AS
+     -- Byte order groups the same properties as the database's collation, without strcoll.
+     SELECT DISTINCT ON (o.cadastre_id COLLATE "C") o.cadastre_id, o.plan_municipality_code, o.plan_id, o.overlap_m2, pl.plot_area_m2
+     FROM utilization_overlap o
+     JOIN utilization_plot pl USING (cadastre_id)
+     JOIN zoning_plan z ON z.country = $1 AND z.municipality_code = o.plan_municipality_code AND z.plan_id = o.plan_id
+     WHERE o.overlap_m2 >= $2 * pl.plot_area_m2
+     ORDER BY o.cadastre_id COLLATE "C", o.overlap_m2 DESC, z.adopted_date DESC NULLS LAST, o.plan_id`,
+    [country, MIN_OVERLAP_SHARE],
+  );
+  await q(`ANALYZE utilization_plan`);
 }
 
 /** Properties under an adopted plan, for the ledger; then the shared temp tables are dropped. */
 export async function finishPlanOverlaps(client: pg.PoolClient): Promise<number> {
   const properties = (await client.query(`SELECT count(*)::int AS n FROM (SELECT cadastre_id FROM utilization_overlap GROUP BY cadastre_id) properties`)).rows[0].n as number;
-  await client.query(`DROP TABLE utilization_pair, utilization_overlap, utilization_plot`);
+  await client.query(`DROP TABLE utilization_pair, utilization_overlap, utilization_plot, utilization_plan`);
   return properties;
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { listRuns, nightGrid } from '../../../store/run-ledger.js';
+import { listRuns, nightGrid } from '../../../lib/run-ledger.js';
 import { catalogue } from '../catalogue.js';
 import { formatCount, formatMs, formatTime, href, html, type Html } from '../html.js';
 import { legend, OUTCOME_STYLE, outcomeBadge } from '../layout.js';

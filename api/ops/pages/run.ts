@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { countRejects, getRun, listRejects, rejectCountsBySource, runSources, type RunSourceDetail } from '../../../store/run-ledger.js';
+import { countRejects, getRun, listRejects, rejectCountsBySource, runSources, type RunSourceDetail } from '../../../lib/run-ledger.js';
 import { ingestWorkflowId } from '../../../workflows/refresh.js';
 import { formatBytes, formatCount, formatMs, formatTime, href, html, type Html } from '../html.js';
 import { outcomeBadge } from '../layout.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Client } from '@temporalio/client';
-import { runningRuns } from '../../../store/run-ledger.js';
+import { runningRuns } from '../../../lib/run-ledger.js';
 import { readIngestProgress, type IngestProgress } from '../../../store/ingest-progress.js';
 import { ingestWorkflowId } from '../../../workflows/refresh.js';
 import { formatBytes, formatCount, formatMs, formatTime, html, type Html } from '../html.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { PHASES, sourceHistory } from '../../../store/run-ledger.js';
+import { PHASES, sourceHistory } from '../../../lib/run-ledger.js';
 import { formatCount, formatMs, formatTime, href, html, type Html } from '../html.js';
 import { outcomeBadge } from '../layout.js';
 import { lineChart, PHASE_COLOURS } from '../svg-plot.js';
