@@ -210,6 +210,16 @@ export interface ReusableArtifact {
   artifact_path: string | null;
 }
 
+/** What a source's run downloaded: the artifact on disk and the server's Last-Modified, as recorded at download. */
+export async function sourceRunDownload(db: Db, runId: string, sourceId: string): Promise<{ artifactPath: string | null; lastModified: string | null } | undefined> {
+  const result = await db.query<{ artifact_path: string | null; last_modified: string | null }>(
+    `SELECT artifact_path, last_modified FROM source_run WHERE run_id = $1 AND source_id = $2`,
+    [runId, sourceId],
+  );
+  const row = result.rows[0];
+  return row && { artifactPath: row.artifact_path, lastModified: row.last_modified };
+}
+
 /** The source's last 100 downloads that ended published or unchanged, newest first. */
 export async function recentArtifacts(db: Db, sourceId: string): Promise<ReusableArtifact[]> {
   const result = await db.query<ReusableArtifact>(

@@ -6,11 +6,9 @@ import { PROJECT_ROOT } from '../../lib/config.js';
 /**
  * Issue 20: the run ledger's SQL in one module. Production code reads and writes the tables run
  * and source_run only through lib/run-ledger.ts, so a change to the ledger is made in one place.
- * sources/ is not scanned yet: sources/no/business-publish.ts still reads its download's
- * Last-Modified from source_run itself.
  */
 const LEDGER_MODULE = 'lib/run-ledger.ts';
-const PRODUCTION_FOLDERS = ['lib', 'derive', 'events', 'activities', 'workflows', 'store', 'api', 'worker', 'cli'];
+const PRODUCTION_FOLDERS = ['lib', 'sources', 'derive', 'events', 'activities', 'workflows', 'store', 'api', 'worker', 'cli'];
 const LEDGER_STATEMENT = /\bsource_run\b|\b(?:INTO|UPDATE|FROM|JOIN)\s+run\b/;
 
 async function productionFiles(): Promise<string[]> {

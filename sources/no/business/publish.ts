@@ -15,6 +15,7 @@ import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../../source-adapter.js';
 import { BUSINESS_SOURCE_ID, type BusinessFeedName, type FeedRange } from './feed.js';
 import { withHashJoins } from '../../publish/merge-table.js';
+import { sourceRunDownload } from '../../../lib/run-ledger.js';
 
 export const ORG_SCHEME = '0192';
 /** How far before its file's time a full download's snapshot may have been taken; the feed restarts there. */
@@ -82,14 +83,10 @@ export async function countLiveCompanies(client: pg.PoolClient, _scope: PublishS
 
 /** When the full download was taken, at the latest: its HTTP Last-Modified, else its file's time. */
 async function snapshotTime(client: pg.PoolClient, runId: string): Promise<Date> {
-  const result = await client.query<{ artifact_path: string | null; last_modified: string | null }>(
-    `SELECT artifact_path, last_modified FROM source_run WHERE run_id = $1 AND source_id = $2`,
-    [runId, BUSINESS_SOURCE_ID],
-  );
-  const row = result.rows[0];
-  const modified = row?.last_modified ? new Date(row.last_modified) : null;
+  const download = await sourceRunDownload(client, runId, BUSINESS_SOURCE_ID);
+  const modified = download?.lastModified ? new Date(download.lastModified) : null;
   if (modified && !Number.isNaN(modified.getTime())) return modified;
-  const file = row?.artifact_path ? await stat(row.artifact_path).catch(() => null) : null;
+  const file = download?.artifactPath ? await stat(download.artifactPath).catch(() => null) : null;
   return file?.mtime ?? new Date();
 }
 
