@@ -228,7 +228,7 @@ async function main(): Promise<void> {
     // CPU per request of the server measured and of the backends of the benchmark's database that
     // serve the two servers (the idle one's sessions add next to nothing). Not for pgbench: its
     // sessions end with it, before their CPU can be read.
-    const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+    const database = (await pool.query<{ name: string }>(`SELECT current_database() AS name`)).rows[0].name;
     const apiBackends = () => backendPids(pool, database, 'nordprop-api');
     const withCpu = async (work: () => Promise<Measurement>, backends: () => Promise<number[]>, serverPid?: number): Promise<Measurement> => {
       const { result, cpu } = await measureCpu(work, backends, serverPid);
