@@ -123,8 +123,13 @@ export function renderNightSection(run: NightBenchRun): string {
   lines.push(`<!-- ${NIGHT_SECTION}:start -->`);
   lines.push('## The nightly that really happens: a changed night against a first load');
   lines.push('');
+  const flags = [
+    ...(run.sample.scale === 0.05 ? [] : [`--scale ${run.sample.scale}`]),
+    ...(run.runs === 3 ? [] : [`--runs ${run.runs}`]),
+    ...(run.refresh === null ? ['--skip-refresh'] : run.refresh.firstSeconds.length === run.runs ? [] : [`--refresh-runs ${run.refresh.firstSeconds.length}`]),
+  ];
   lines.push(
-    `Written by \`npm run bench -- --changed-night${run.sample.scale === 0.05 ? '' : ` --scale ${run.sample.scale}`}${run.runs === 3 ? '' : ` --runs ${run.runs}`}\` (bench/changed-night.ts) on ${run.finishedAt.slice(0, 10)}, ` +
+    `Written by \`npm run bench -- --changed-night${flags.map((flag) => ` ${flag}`).join('')}\` (bench/changed-night.ts) on ${run.finishedAt.slice(0, 10)}, ` +
       `commit ${run.commit}${run.uncommitted.length ? ` + uncommitted ${run.uncommitted.join(', ')}` : ''}, build ${run.build}. ` +
       `Sample: the national profile at ${run.sample.scale} × national size (seed \`${run.sample.seed}\`), night 0 and night ${run.sample.night} ` +
       `(\`generateSample({ night: ${run.sample.night} })\`: about 2 % of Norwegian teiger and Swedish properties changed, removed or replaced, every register written from them following; ` +

@@ -14,7 +14,7 @@
  * It writes the section `changed-night` of the report (bench/changed-night-report.ts), with the
  * machine's load average, and the raw figures to .data/bench/changed-night-<size>.json.
  *
- *   npm run bench -- --changed-night [--scale S] [--runs N] [--night N] [--out FILE] [--skip-refresh]
+ *   npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--skip-refresh]
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -41,9 +41,10 @@ const DATABASE = 'nordprop_bench_night';
 const TASK_QUEUE = 'bench-night';
 const WORK_DIR = path.join(PROJECT_ROOT, '.data/bench-night');
 
-const USAGE = `usage: npm run bench -- --changed-night [--scale S] [--runs N] [--night N] [--out FILE] [--skip-refresh]
+const USAGE = `usage: npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--skip-refresh]
   --scale S       national profile at S × national size (default ${DEFAULT_SCALE}, the size of npm run bench:check)
   --runs N        repetitions, medians reported (default 3)
+  --refresh-runs N  repetitions of the whole refresh (default: as --runs; fewer when time is short)
   --night N       the changed night measured after night 0 (default 1)
   --out FILE      the report whose section ${NIGHT_SECTION} is written (default BENCHMARKS.md)
   --skip-refresh  only the per-source loads, not the whole nightly refresh`;
@@ -53,6 +54,7 @@ const log = (line: string) => process.stderr.write(`[bench:night ${new Date().to
 interface NightOptions {
   scale: number;
   runs: number;
+  refreshRuns: number;
   night: number;
   out: string;
   skipRefresh: boolean;
@@ -64,6 +66,7 @@ function parseNightOptions(argv: string[]): NightOptions {
     options: {
       scale: { type: 'string' },
       runs: { type: 'string' },
+      'refresh-runs': { type: 'string' },
       night: { type: 'string' },
       out: { type: 'string' },
       'skip-refresh': { type: 'boolean', default: false },
@@ -81,9 +84,11 @@ function parseNightOptions(argv: string[]): NightOptions {
     if (!Number.isFinite(value) || !ok(value)) throw new Error(`--${name}: "${text}" is not allowed\n${USAGE}`);
     return value;
   };
+  const runs = number('runs', values.runs, 3, (v) => Number.isInteger(v) && v >= 1);
   return {
     scale: number('scale', values.scale, DEFAULT_SCALE, (v) => v > 0 && v <= 1),
-    runs: number('runs', values.runs, 3, (v) => Number.isInteger(v) && v >= 1),
+    runs,
+    refreshRuns: number('refresh-runs', values['refresh-runs'], runs, (v) => Number.isInteger(v) && v >= 1 && v <= runs),
     night: number('night', values.night, 1, (v) => Number.isInteger(v) && v >= 1),
     out: values.out ? path.resolve(values.out) : path.join(PROJECT_ROOT, 'BENCHMARKS.md'),
     skipRefresh: values['skip-refresh'] ?? false,
@@ -172,7 +177,7 @@ async function main(): Promise<void> {
       }
       await stopWorker();
 
-      if (refresh) {
+      if (refresh && repetition <= options.refreshRuns) {
         databaseUrl = await freshStore();
         const ids = SOURCES.map((source) => source.id);
         for (const [phase, sample] of [['first load', night0], [`night ${options.night}`, night1]] as const) {

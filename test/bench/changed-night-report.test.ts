@@ -51,6 +51,9 @@ describe('the changed-night benchmark summary', () => {
   });
 
   it('says when it ran once', () => {
-    expect(renderNightSection(run({ runs: 1, refresh: null }))).toContain('One repetition');
+    const once = renderNightSection(run({ runs: 1, refresh: null }));
+    expect(once).toContain('One repetition');
+    expect(once).toContain('npm run bench -- --changed-night --runs 1 --skip-refresh');
+    expect(renderNightSection(run({ refresh: { firstSeconds: [300], nightSeconds: [200], nightSources: {} } }))).toContain('--changed-night --refresh-runs 1`');
   });
 });
