@@ -23,6 +23,8 @@ export interface SourceLoad {
   inserted: number;
   updated: number;
   deleted: number;
+  /** The steps of a multi-step publish, as the adapter timed them (source_run.details.publishStepsMs), in seconds. */
+  publishSteps?: Record<string, number>;
 }
 
 export interface SourceNight {
@@ -165,6 +167,16 @@ export function renderNightSection(run: NightBenchRun): string {
   lines.push(`| **every source, one after another** | ${s(firstTotal)} | ${s(nightTotal)} | ${pct(firstTotal > 0 ? nightTotal / firstTotal : 0)} | ${nightTotal <= NIGHT_TARGET_RATIO * firstTotal ? 'met' : '**not met**'} | | | | |`);
   lines.push('');
   lines.push(`Target met by ${met} of ${summaries.length} sources.`);
+  const stepped = run.sources.filter((source) => source.nights[0]?.publishSteps && Object.keys(source.nights[0].publishSteps).length);
+  if (stepped.length) {
+    lines.push('');
+    lines.push('Publish steps of the night, as the adapters time them (first repetition, seconds):');
+    lines.push('');
+    for (const source of stepped) {
+      const steps = Object.entries(source.nights[0].publishSteps!).sort((a, b) => b[1] - a[1]);
+      lines.push(`- ${source.sourceId}: ${steps.map(([step, seconds]) => `${step} ${s(seconds)}`).join(', ')}`);
+    }
+  }
   if (run.refresh) {
     const first = median(run.refresh.firstSeconds), night = median(run.refresh.nightSeconds);
     lines.push('');

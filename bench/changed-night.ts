@@ -95,9 +95,16 @@ function parseNightOptions(argv: string[]): NightOptions {
   };
 }
 
-function sourceLoad(run: PipelineRun, sourceId: string): SourceLoad {
+async function publishSteps(pool: pg.Pool, runId: string, sourceId: string): Promise<Record<string, number> | undefined> {
+  const result = await pool.query<{ steps: Record<string, number> | null }>(`SELECT details->'publishStepsMs' AS steps FROM source_run WHERE run_id = $1 AND source_id = $2`, [runId, sourceId]);
+  const steps = result.rows[0]?.steps;
+  return steps ? Object.fromEntries(Object.entries(steps).map(([step, ms]) => [step, Number(ms) / 1000])) : undefined;
+}
+
+async function sourceLoad(pool: pg.Pool, run: PipelineRun, sourceId: string): Promise<SourceLoad> {
   const entry: LedgerEntry = run.ledger[sourceId];
   return {
+    publishSteps: await publishSteps(pool, run.runId, sourceId),
     seconds: run.seconds,
     outcome: entry.outcome,
     phases: Object.fromEntries(Object.entries(entry.durationsMs).map(([phase, ms]) => [phase, ms / 1000])),
@@ -169,7 +176,7 @@ async function main(): Promise<void> {
           const run = phase === 'first load'
             ? await runBackfill(pipeline, pool!, TASK_QUEUE, source.sourceId, input)
             : await runSourceNight(pipeline, pool!, TASK_QUEUE, source.sourceId, input);
-          const load = sourceLoad(run, source.sourceId);
+          const load = await sourceLoad(pool!, run, source.sourceId);
           (phase === 'first load' ? source.firstLoads : source.nights).push(load);
           log(`run ${repetition}, ${phase}, ${source.sourceId}: ${load.outcome}, ${load.seconds.toFixed(1)} s [${Object.entries(load.phases).map(([p, v]) => `${p} ${v.toFixed(1)}`).join(', ')}], ` +
             `+${load.inserted} ~${load.updated} -${load.deleted}, load average ${(await loadAverage()).split(' ')[0]}`);

@@ -21,6 +21,7 @@ function run(extra: Partial<NightBenchRun> = {}): NightBenchRun {
       { sourceId: 'no-building', country: 'NO', firstLoads: [load(40, { stage: 25 }), load(44, { stage: 27 }), load(42, { stage: 26 })], nights: [load(30, { stage: 24, publish: 3 }), load(34, { stage: 26, publish: 4 }), load(32, { stage: 25, publish: 3 })] },
       // An unchanged file: the night hashes it and stops.
       { sourceId: 'no-area', country: 'NO', firstLoads: [load(3, { stage: 1.4 })], nights: [load(0.3, { download: 0.1 }, 'unchanged')] },
+      { sourceId: 'se-cadastre', country: 'SE', firstLoads: [load(20, { publish: 10 })], nights: [{ ...load(30, { publish: 25 }), publishSteps: { parcel: 2, address_property_link: 12.5 } }] },
     ],
     refresh: { firstSeconds: [300, 320, 310], nightSeconds: [200, 220, 210], nightSources: {} },
     ...extra,
@@ -45,7 +46,8 @@ describe('the changed-night benchmark summary', () => {
     expect(section).toContain('median 9.8, max 12.1');
     expect(section).toMatch(/\| no-building \| 42\.0 \| 32\.0 \| 76 % \| \*\*not met\*\* \|/);
     expect(section).toMatch(/\| no-area \| 3\.0 \| 0\.3 \| 10 % \| met \|/);
-    expect(section).toContain('Target met by 1 of 2 sources.');
+    expect(section).toContain('Target met by 1 of 3 sources.');
+    expect(section).toContain('- se-cadastre: address_property_link 12.5, parcel 2.0');
     expect(section).toContain('night 0 (a first load) 310 s, night 1 210 s: 68 %');
     expect(section).toContain('Median of 3 repetitions.');
   });
