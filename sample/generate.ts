@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ADDRESS_CSV_ZIP, TEIG_GML_ZIP } from './foundation-files.js';
 import { GENERATOR_NAME, GENERATOR_VERSION, MANIFEST_NAME, manifestMatches, readManifest, writeManifest } from './manifest.js';
-import { checkNight } from './night.js';
+import { checkNight, nightPositions } from './night.js';
 import { normalizeSeed } from './parcels.js';
 import { samplePlans } from './plans.js';
 import { resolveSampleSize, type SampleProfileName } from './profile.js';
@@ -106,7 +106,8 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
 
   // A stale manifest must not vouch for a half-rewritten directory if this run dies midway.
   await rm(manifestPath, { force: true });
-  const total = parcels + seProperties;
+  // Items walked: on a later night the added ones too.
+  const total = nightPositions(plan.night, parcels) + nightPositions(sePlan.night, seProperties);
   let lastReport = 0;
   const progress = (done: number, force = false) => {
     if (!options.onProgress || (!force && Date.now() - lastReport < PROGRESS_EVERY_MS)) return;
@@ -130,7 +131,7 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
     await sweden?.cancel();
     throw error;
   }
-  noDone = parcels;
+  noDone = nightPositions(plan.night, parcels);
   report();
   const se = sweden ? await sweden.result : await writeSweden(plan, sePlan, { ...countryOptions, onProgress: (done) => ((seDone = done), report()) });
   progress(total, true);

@@ -15,8 +15,8 @@
  * - changed: the item is rebuilt from a new random stream (seed `<seed>@night-<n>`): the same
  *   ids, location and boundary, other attributes (dates, versions, accuracy, sections, the
  *   number and position of its addresses, Swedish building parts) drawn anew. Registers that
- *   read only an item's index and boundary (buildings, energy certificates, permits) see
- *   its removals and replacements, not these changes.
+ *   read mostly an item's index and boundary (Norwegian buildings, energy certificates,
+ *   permits) see its removals and replacements, and few of these changes.
  * Registers written per municipality rather than per item (areas, zoning plans, land
  * allocations) are the same every night: they change rarely in reality, and their files are
  * small.
