@@ -95,6 +95,19 @@ export async function runBackfill(pipeline: PipelineClient, pool: pg.Pool, taskQ
   return run;
 }
 
+/**
+ * A backfill of one source from an explicit file as a night runs it: not forced, so the
+ * row-drop check applies and a file equal to the last one loaded is found unchanged.
+ */
+export async function runSourceNight(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceId: string, input: string): Promise<PipelineRun> {
+  const run = await execute(pipeline, pool, taskQueue, 'backfill', `${sourceId.replace(/^no-/, '')}-night`, { sourceId, input, force: false }, [sourceId]);
+  const entry = run.ledger[sourceId];
+  if (run.summary.outcome !== 'succeeded' || (entry.outcome !== 'published' && entry.outcome !== 'unchanged')) {
+    throw new Error(`night of ${sourceId} ended ${run.summary.outcome}/${entry.outcome}: ${entry.error ?? 'no error recorded'}`);
+  }
+  return run;
+}
+
 /** The nightly refresh over the worker's configured inputs (NORDPROP_INPUT_DIR), not forced. */
 export async function runNightly(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceIds: string[]): Promise<PipelineRun> {
   const run = await execute(pipeline, pool, taskQueue, 'nightlyRefresh', 'nightly', { sources: sourceIds, force: false }, sourceIds);

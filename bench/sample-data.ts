@@ -65,13 +65,15 @@ export async function describeFile(filePath: string): Promise<InputFile> {
   return { zipPath: filePath, entry: path.basename(filePath), zipped: false, zipBytes: bytes, entryBytes: bytes };
 }
 
-export async function ensureSample(dir: string, size: { profile: SampleProfileName; scale: number; parcels: number | undefined }, log: (line: string) => void): Promise<BenchSample> {
+/** `night`: a later night of the same sample (sample/night.ts); default 0, the sample as generated. */
+export async function ensureSample(dir: string, size: { profile: SampleProfileName; scale: number; parcels: number | undefined; night?: number }, log: (line: string) => void): Promise<BenchSample> {
   const started = Date.now();
   let lastReport = 0;
   const result = await generateSample({
     outDir: dir,
     ...(size.profile === 'national' ? { profile: 'national', scale: size.scale } : { parcels: size.parcels }),
     seed: 'bench',
+    night: size.night ?? 0,
     onProgress: (done, total) => {
       if (Date.now() - lastReport < 10_000) return;
       lastReport = Date.now();

@@ -203,8 +203,9 @@ program
   .addOption(new Option('--profile <name>', 'parcels (default) or national: each register at its national size (2.6 M Norwegian addresses, 8 M Swedish buildings, …)').choices(SAMPLE_PROFILES))
   .addOption(new Option('--scale <s>', 'national profile: fraction of national size, e.g. 0.1 (default 1)').argParser(decimal({ min: MIN_SCALE, max: 1, what: `a fraction of national size from ${MIN_SCALE} to 1` })))
   .option('--seed <seed>', 'random seed', 'nordprop')
+  .addOption(new Option('--night <n>', 'the registers n nights later: each night about 2 % of parcels and properties changed, removed or replaced (default 0: as generated)').argParser(wholeNumber({ min: 0 })))
   .addOption(json())
-  .action(run((o) => sampleCommand({ out: o.out, parcels: o.parcels, profile: o.profile, scale: o.scale, seed: o.seed, json: !!o.json })));
+  .action(run((o) => sampleCommand({ out: o.out, parcels: o.parcels, profile: o.profile, scale: o.scale, seed: o.seed, night: o.night, json: !!o.json })));
 
 program
   .command('lookup')

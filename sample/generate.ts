@@ -10,13 +10,15 @@
  * build each parcel, its buildings and companies once instead of once per file. Sweden runs in
  * a worker thread beside Norway when the code is compiled (after it under tsx or vitest).
  * Memory does not grow with the sample size. Same seed and size give byte-identical files; a directory that
- * already holds them (per its manifest and file sizes) is left alone.
+ * already holds them (per its manifest and file sizes) is left alone. `night: n` writes the
+ * registers as they stand n nights later (sample/night.ts): about 2 % of items differ per night.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ADDRESS_CSV_ZIP, TEIG_GML_ZIP } from './foundation-files.js';
 import { GENERATOR_NAME, GENERATOR_VERSION, MANIFEST_NAME, manifestMatches, readManifest, writeManifest } from './manifest.js';
+import { checkNight, nightPositions } from './night.js';
 import { normalizeSeed } from './parcels.js';
 import { samplePlans } from './plans.js';
 import { resolveSampleSize, type SampleProfileName } from './profile.js';
@@ -39,6 +41,11 @@ export interface SampleOptions {
   /** The national profile's fraction of national size, (0, 1]; default 1. */
   scale?: number;
   seed?: string | number;
+  /**
+   * 0 (default): the sample as generated. n: the registers as they stand n nights later, each
+   * night about 2 % of the items changed, removed or replaced (sample/night.ts).
+   */
+  night?: number;
   /** Deflate level of the zips and gzips, 1–9: default 1 for the national profile (speed), else 6. */
   compressionLevel?: number;
   /** Called every few thousand parcels: Norwegian teiger, then Swedish properties, each counted once. */
@@ -51,7 +58,8 @@ export interface SampleResult {
   profile: SampleProfileName;
   /** 1 for the `parcels` profile. */
   scale: number;
-  /** Norwegian teiger. */
+  night: number;
+  /** Norwegian teiger of the plan (night 0; a later night holds about as many). */
   parcels: number;
   seProperties: number;
   addresses: number;
@@ -78,6 +86,7 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
   const size = resolveSampleSize(options); // validates the size before touching the disk
   const { profile, scale, parcels, seProperties } = size;
   const seed = normalizeSeed(options.seed);
+  const night = checkNight(options.night ?? 0);
   const compressionLevel = options.compressionLevel ?? (profile === 'national' ? 1 : 6);
   const files = { addressCsvZip: join(outDir, ADDRESS_CSV_ZIP), teigGmlZip: join(outDir, TEIG_GML_ZIP) };
   const manifestPath = join(outDir, MANIFEST_NAME);
@@ -86,19 +95,20 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
   for (const file of SAMPLE_REGISTER_FILES) sourceFiles[file.sourceId] = join(outDir, file.fileName);
   const allNames = [ADDRESS_CSV_ZIP, TEIG_GML_ZIP, ...SAMPLE_REGISTER_FILES.map((file) => file.fileName)];
   const result = (skipped: boolean, addresses: number, rows: Record<string, number>): SampleResult => ({
-    skipped, outDir, profile, scale, parcels, seProperties, addresses, files, sourceFiles, rows, manifestPath,
+    skipped, outDir, profile, scale, night, parcels, seProperties, addresses, files, sourceFiles, rows, manifestPath,
   });
 
-  const { plan, sePlan } = samplePlans(size, seed);
+  const { plan, sePlan } = samplePlans(size, seed, night);
   await mkdir(outDir, { recursive: true });
   const existing = await readManifest(manifestPath);
-  if (existing && (await manifestMatches(existing, outDir, { seed, parcels, profile, scale, files: allNames }))) {
+  if (existing && (await manifestMatches(existing, outDir, { seed, parcels, profile, scale, night, files: allNames }))) {
     return result(true, existing.addresses, existing.rows ?? {});
   }
 
   // A stale manifest must not vouch for a half-rewritten directory if this run dies midway.
   await rm(manifestPath, { force: true });
-  const total = parcels + seProperties;
+  // Items walked: on a later night the added ones too.
+  const total = nightPositions(plan.night, parcels) + nightPositions(sePlan.night, seProperties);
   let lastReport = 0;
   const progress = (done: number, force = false) => {
     if (!options.onProgress || (!force && Date.now() - lastReport < PROGRESS_EVERY_MS)) return;
@@ -111,7 +121,7 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
   let noDone = 0, seDone = 0;
   const report = () => progress(noDone + seDone);
   const countryOptions = { outDir, seed, compressionLevel };
-  const sweden = swedenInThread({ size: { profile, scale: options.scale, parcels: options.parcels }, seed, outDir, compressionLevel }, (done) => {
+  const sweden = swedenInThread({ size: { profile, scale: options.scale, parcels: options.parcels }, seed, outDir, compressionLevel, night }, (done) => {
     seDone = done;
     report();
   });
@@ -122,7 +132,7 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
     await sweden?.cancel();
     throw error;
   }
-  noDone = parcels;
+  noDone = nightPositions(plan.night, parcels);
   report();
   const se = sweden ? await sweden.result : await writeSweden(plan, sePlan, { ...countryOptions, onProgress: (done) => ((seDone = done), report()) });
   progress(total, true);
@@ -139,6 +149,8 @@ export async function generateSample(options: SampleOptions): Promise<SampleResu
     seed,
     profile,
     scale,
+    // Night 0's manifest stays as it was before nights existed.
+    ...(night > 0 ? { night } : {}),
     parcels,
     seProperties,
     addresses: stats.rows,

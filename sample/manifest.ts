@@ -17,6 +17,8 @@ export interface SampleManifest {
   profile?: SampleProfileName;
   /** The national profile's scale; 1 for `parcels`. */
   scale?: number;
+  /** Later nights only (sample/night.ts); absent: night 0, the sample as generated. */
+  night?: number;
   /** Norwegian teiger. */
   parcels: number;
   /** Swedish properties (absent before profiles: as many as `parcels`). */
@@ -41,15 +43,16 @@ export async function readManifest(path: string): Promise<SampleManifest | null>
 }
 
 /**
- * True when the manifest was written by this generator version for this seed, profile and size, names
+ * True when the manifest was written by this generator version for this seed, profile, size and night, names
  * every expected file, and each file is on disk with the recorded size.
  */
 export async function manifestMatches(
   manifest: SampleManifest,
   directory: string,
-  expect: { seed: string; parcels: number; profile?: SampleProfileName; scale?: number; files: readonly string[] },
+  expect: { seed: string; parcels: number; profile?: SampleProfileName; scale?: number; night?: number; files: readonly string[] },
 ): Promise<boolean> {
   if (manifest.version !== GENERATOR_VERSION || String(manifest.seed) !== expect.seed || manifest.parcels !== expect.parcels) return false;
+  if ((manifest.night ?? 0) !== (expect.night ?? 0)) return false;
   if ((manifest.profile ?? 'parcels') !== (expect.profile ?? 'parcels') || (manifest.scale ?? 1) !== (expect.scale ?? 1)) return false;
   for (const name of expect.files) {
     if (typeof manifest.files[name] !== 'string' || typeof manifest.sizes[name] !== 'number') return false;

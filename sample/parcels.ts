@@ -29,6 +29,7 @@ import {
 import { postnummer, poststed } from './postal.js';
 import { Channel, deterministicUuid, intBetween, noise, parcelRng, weightedIndex, type Rng } from './random.js';
 import { streetName } from './street-names.js';
+import { hostOf, isPresent, itemSeed, nightPositions } from './night.js';
 import type { ParcelKind, Point, SampleAddress, SampleParcel, SampleUnit } from './types.js';
 
 import { DEFAULT_PARCELS } from './profile.js';
@@ -184,10 +185,11 @@ export interface BuildOptions {
 }
 
 export function buildParcel(plan: SamplePlan, index: number, options: BuildOptions = {}): SampleParcel {
-  const { block, row, col } = locateParcel(plan, index);
+  // On a later night an added teig takes a removed one's cell, and a changed one draws anew.
+  const { block, row, col } = locateParcel(plan, hostOf(plan.night, index));
   const municipality = block.municipality;
   const k = municipality.kommunenummer;
-  const rng = parcelRng(plan.seed, index);
+  const rng = parcelRng(itemSeed(plan.seed, plan.night, index), index);
 
   // Units (matrikkelenheter) on this teig.
   const decision = decideKind(plan, block, index, row, col);
@@ -411,9 +413,10 @@ export function* sampleParcels(options: SampleParcelsOptions = {}): Generator<Sa
  * (writers that skip addresses never read them; every other field is identical).
  */
 export function* parcelsOfPlan(plan: SamplePlan, options: BuildOptions = {}): Generator<SampleParcel> {
+  const positions = nightPositions(plan.night, plan.parcels);
   if (plan.window) {
-    yield* plan.window.pass(plan.parcels);
+    for (const parcel of plan.window.pass(positions)) if (isPresent(plan.night, parcel.index)) yield parcel;
     return;
   }
-  for (let i = 0; i < plan.parcels; i++) yield buildParcel(plan, i, options);
+  for (let i = 0; i < positions; i++) if (isPresent(plan.night, i)) yield buildParcel(plan, i, options);
 }

@@ -9,6 +9,7 @@ import { Channel, hashSeed, noise } from './random.js';
 import { MAX_STREETS_PER_MUNICIPALITY } from './street-names.js';
 import { apportion } from './apportion.js';
 import type { IndexWindow } from './index-window.js';
+import type { SampleNight } from './night.js';
 import { PARCELS_NO_MIX, type NorwegianMix } from './profile.js';
 import type { SampleParcel } from './types.js';
 
@@ -50,6 +51,8 @@ export interface SamplePlan {
    * then hands them the same built parcels (sample/index-window.ts).
    */
   window?: IndexWindow<SampleParcel>;
+  /** A later night's removed, replaced and changed teiger (sample/night.ts); absent on night 0. */
+  night?: SampleNight;
 }
 
 export interface PlanOptions {

@@ -13,6 +13,8 @@ export interface SwedenThreadInput {
   seed: string;
   outDir: string;
   compressionLevel: number;
+  /** 0: the sample as generated; later nights: sample/night.ts. */
+  night: number;
 }
 
 export type SwedenThreadMessage =
@@ -20,7 +22,7 @@ export type SwedenThreadMessage =
   | { type: 'done'; files: Awaited<ReturnType<typeof writeSweden>> };
 
 const input = workerData as SwedenThreadInput;
-const { plan, sePlan } = samplePlans(resolveSampleSize(input.size), input.seed);
+const { plan, sePlan } = samplePlans(resolveSampleSize(input.size), input.seed, input.night);
 const files = await writeSweden(plan, sePlan, {
   outDir: input.outDir,
   seed: input.seed,

@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { activateWindow, deactivateWindow, IndexWindow } from './index-window.js';
+import { presentCount } from './night.js';
 import { buildParcel, parcelsOfPlan } from './parcels.js';
 import type { SamplePlan } from './plan.js';
 import { SAMPLE_REGISTER_FILES, type SampleRegisterFile } from './register-files.js';
@@ -74,7 +75,7 @@ export async function writeNorway(plan: SamplePlan, sePlan: SeSamplePlan, option
       await Promise.all([
         writeZip(join(outDir, TEIG_GML_ZIP), [{ name: TEIG_GML_ENTRY, pieces: () => teigGmlPieces(parcelsOfPlan(plan, { withAddresses: false })) }], { compressionLevel }).then((gml) => {
           out.written[TEIG_GML_ZIP] = gml;
-          out.rows[TEIG_GML_ZIP] = plan.parcels;
+          out.rows[TEIG_GML_ZIP] = presentCount(plan.night, plan.parcels);
         }),
         writeZip(join(outDir, ADDRESS_CSV_ZIP), [{ name: `${ADDRESS_CSV_NAME}/` }, { name: ADDRESS_CSV_ENTRY, pieces: () => addressCsvPieces(parcelsOfPlan(plan), stats) }], { compressionLevel }).then((csv) => {
           out.written[ADDRESS_CSV_ZIP] = csv;

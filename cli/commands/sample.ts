@@ -10,10 +10,12 @@ export interface SampleCommandOptions {
   profile?: SampleProfileName;
   scale?: number;
   seed: string;
+  /** Absent: night 0, the sample as generated. */
+  night?: number;
   json: boolean;
 }
 
-/** `nordprop sample --out DIR [--parcels N | --profile national [--scale S]] [--seed S]`. */
+/** `nordprop sample --out DIR [--parcels N | --profile national [--scale S]] [--seed S] [--night N]`. */
 export async function sampleCommand(options: SampleCommandOptions): Promise<number> {
   // Each value was checked as it was parsed (cli/arguments.ts); whether the profile takes it is
   // the generator's to say (a RangeError below).
@@ -30,6 +32,7 @@ export async function sampleCommand(options: SampleCommandOptions): Promise<numb
       profile,
       scale,
       seed: options.seed,
+      night: options.night,
       onProgress: (done, total) => {
         if (!bar) return;
         if (!started) bar.start(total, 0);
@@ -49,7 +52,7 @@ export async function sampleCommand(options: SampleCommandOptions): Promise<numb
   bar?.stop();
   if (options.json) printJson(result);
   else {
-    const size = result.profile === 'national' ? `national profile at scale ${result.scale}: ` : '';
+    const size = `${result.profile === 'national' ? `national profile at scale ${result.scale}: ` : ''}${result.night > 0 ? `night ${result.night}, ` : ''}`;
     console.log(
       `${result.skipped ? 'sample already up to date' : 'wrote sample'} in ${result.outDir}: ${size}${result.parcels} Norwegian parcels, ` +
         `${result.addresses} addresses, ${result.seProperties} Swedish properties`,

@@ -32,6 +32,7 @@
 import { seCadastreId, seDesignation } from '../../sources/se/cadastre-id.js';
 import { apportion } from '../apportion.js';
 import type { IndexWindow } from '../index-window.js';
+import { hostOf, isPresent, itemSeed, nightPositions, type SampleNight } from '../night.js';
 import { PARCELS_SE_MIX, type SwedishMix } from '../profile.js';
 import { deterministicUuid, hashSeed, intBetween, noise, parcelRng, pick, weightedIndex, type Rng } from '../random.js';
 import { isFeaturedSe, selectSwedishMunicipalities, type SeMunicipality } from './municipalities.js';
@@ -74,6 +75,8 @@ export interface SeSamplePlan {
   mix: SwedishMix;
   /** Set by the generator while its writers stream this plan together (sample/index-window.ts). */
   window?: IndexWindow<SeSampleProperty>;
+  /** A later night's removed, replaced and changed properties (sample/night.ts); absent on night 0. */
+  night?: SampleNight;
 }
 
 export interface SwedishPlanOptions {
@@ -278,11 +281,13 @@ export function isJointUnit(kind: SePropertyKind): boolean {
 }
 
 export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSampleProperty {
-  const block = blockOf(plan, index);
+  // On a later night an added property takes a removed one's cell, and a changed one draws anew.
+  const host = hostOf(plan.night, index);
+  const block = blockOf(plan, host);
   const { municipality } = block;
-  const local = index - block.firstProperty;
+  const local = host - block.firstProperty;
   const row = Math.floor(local / block.cols), col = local % block.cols;
-  const rng = parcelRng(`${plan.seed}#se`, index);
+  const rng = parcelRng(`${itemSeed(plan.seed, plan.night, index)}#se`, index);
 
   const traktCols = Math.ceil(block.cols / TRAKT_COLS);
   const traktIndex = Math.floor(row / TRAKT_ROWS) * traktCols + Math.floor(col / TRAKT_COLS);
@@ -341,11 +346,12 @@ export function swedishPropertyAt(plan: SeSamplePlan, index: number): SeSamplePr
 }
 
 export function* propertiesOfSwedishPlan(plan: SeSamplePlan): Generator<SeSampleProperty> {
+  const positions = nightPositions(plan.night, plan.count);
   if (plan.window) {
-    yield* plan.window.pass(plan.count);
+    for (const property of plan.window.pass(positions)) if (isPresent(plan.night, property.index)) yield property;
     return;
   }
-  for (let index = 0; index < plan.count; index++) yield swedishPropertyAt(plan, index);
+  for (let index = 0; index < positions; index++) if (isPresent(plan.night, index)) yield swedishPropertyAt(plan, index);
 }
 
 /** The Swedish plan a register writer works from: the sample's, or `parcels` properties at the historical ratios. */

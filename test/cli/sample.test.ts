@@ -43,6 +43,24 @@ describe('nordprop sample --profile national', () => {
     expect(threaded.rows).toEqual(sequential.rows);
   });
 
+  it('writes a later night with --night, the Swedish thread drawing the same night as one thread does', async () => {
+    const { code, stdout, stderr } = await nordprop('sample', '--out', await tempDir('cli-night'), '--profile', 'national', '--scale', SCALE, '--seed', 'cli', '--night', '1', '--json');
+    expect(code, stderr).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ skipped: false, night: 1 });
+    const manifest = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
+    const sequential = await generateSample({ outDir: await tempDir('in-process-night'), profile: 'national', scale: Number(SCALE), seed: 'cli', night: 1 });
+    const nightZero = await generateSample({ outDir: await tempDir('in-process-night-zero'), profile: 'national', scale: Number(SCALE), seed: 'cli' });
+    const [threaded, inProcess, zero] = [await manifest(result.manifestPath), await manifest(sequential.manifestPath), await manifest(nightZero.manifestPath)];
+    expect(threaded.files).toEqual(inProcess.files);
+    expect(threaded.night).toBe(1);
+    // Both halves changed: a Norwegian and a Swedish register differ from night 0.
+    expect(threaded.files['Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip']).not.toBe(zero.files['Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.zip']);
+    expect(threaded.files['fastighetsindelning_sverige.gpkg']).not.toBe(zero.files['fastighetsindelning_sverige.gpkg']);
+    const negative = await nordprop('sample', '--out', await tempDir('cli-bad'), '--night', '-1');
+    expect(negative.code).toBe(2);
+  });
+
   it('refuses a scale or size the profile does not take, with a message and exit code 2', async () => {
     const tooBig = await nordprop('sample', '--out', await tempDir('cli-bad'), '--profile', 'national', '--scale', '2');
     expect(tooBig.code).toBe(2);

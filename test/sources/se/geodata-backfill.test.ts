@@ -14,6 +14,7 @@ import { seBuilding } from '../../../sources/se/building/adapter.js';
 import { seCadastre } from '../../../sources/se/cadastre/adapter.js';
 import { typeOfBlock } from '../../../sources/se/cadastre-id.js';
 import { lookupCoordinate } from '../../../store/coordinate-lookup.js';
+import { NightChannel, planNight } from '../../../sample/night.js';
 import { planSwedishSample, propertiesOfSwedishPlan, type SeSampleProperty } from '../../../sample/se/properties.js';
 import { writeSeAddressGpkg, writeSeBuildingGpkg, writeSeCadastreGpkg } from '../../../sample/se/write-geopackages.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
@@ -218,5 +219,30 @@ describe('Swedish GeoPackage registers through the worker', () => {
     const summary = await runRefresh(pipeline.client, pipeline.taskQueue, { sources: ['se-building', 'se-address', 'se-cadastre'], force: true });
     for (const id of ['se-cadastre', 'se-address', 'se-building']) expect(sourceOf(summary, id)).toMatchObject({ outcome: 'published', rowsRejected: 0, inserted: 0, updated: 0, deleted: 0 });
     expect(await swedishDigest(pipeline.pool)).toEqual(before);
+  });
+
+  it('rewrites only the buildings that changed on a later night, though every row after a removed one has a new fid', async () => {
+    // Night 3 of the same sample (sample/night.ts): properties removed, replaced and changed.
+    const later = planSwedishSample(COUNT, SEED);
+    later.night = planNight(later.seedHash, NightChannel.sweden, COUNT, 3);
+    const nightFile = path.join(pipeline.dataDir, 'night-3', seBuilding.inputFileName);
+    await mkdir(path.dirname(nightFile), { recursive: true });
+    writeSeBuildingGpkg({ seed: SEED, parcels: COUNT, plan: undefined as never, sePlan: later, path: nightFile });
+    const properties = [...propertiesOfSwedishPlan(later)];
+    const buildingIds = (of: SeSampleProperty[]) => new Set(of.flatMap((p) => p.buildings.map((b) => b.objektidentitet)));
+    const [was, now] = [buildingIds(truth), buildingIds(properties)];
+    const removed = [...was].filter((id) => !now.has(id)).length;
+    const added = [...now].filter((id) => !was.has(id)).length;
+    // Only a changed property's buildings are drawn anew; every other building is the same as before.
+    const redrawn = properties.filter((p) => later.night!.changedOn.has(p.index)).reduce((n, p) => n + p.buildings.length, 0);
+    expect(removed).toBeGreaterThan(0);
+
+    const liveCount = async () => Number((await pipeline.pool.query(`SELECT count(*) FROM building WHERE country = 'SE'`)).rows[0].count);
+    const before = await liveCount();
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-building', input: nightFile });
+    const night = sourceOf(summary, 'se-building');
+    expect(night).toMatchObject({ outcome: 'published', rowsRejected: 0, inserted: added, deleted: removed });
+    expect(night.updated).toBeLessThanOrEqual(redrawn);
+    expect(await liveCount()).toBe(before + added - removed);
   });
 });

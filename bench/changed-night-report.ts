@@ -1,0 +1,191 @@
+/**
+ * The changed-night benchmark's figures and its BENCHMARKS.md section (bench/changed-night.ts):
+ * per source, a first load of night 0 and the load of the next night's changed file, each
+ * source alone; and the whole nightly refresh of every source on both nights. Pure functions
+ * over plain data, so the summary rules are unit-tested without loading anything.
+ */
+import { spread } from './stats.js';
+
+/** The issue's target: a changed night costs at most this share of a full load, per source. */
+export const NIGHT_TARGET_RATIO = 0.15;
+/** The section's markers in BENCHMARKS.md (bench/report-section.ts). */
+export const NIGHT_SECTION = 'changed-night';
+/** The phases the activities record in source_run.durations_ms, in pipeline order. */
+export const NIGHT_PHASES = ['download', 'stage', 'validate', 'publish'] as const;
+
+/** One load of one source: what the workflow took and what the ledger recorded. */
+export interface SourceLoad {
+  seconds: number;
+  outcome: string;
+  /** Phase → seconds. */
+  phases: Record<string, number>;
+  rowsStaged: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  /** The steps of a multi-step publish, as the adapter timed them (source_run.details.publishStepsMs), in seconds. */
+  publishSteps?: Record<string, number>;
+}
+
+export interface SourceNight {
+  sourceId: string;
+  country: string;
+  /** One per repetition. */
+  firstLoads: SourceLoad[];
+  nights: SourceLoad[];
+}
+
+export interface RefreshNight {
+  /** Whole nightly refresh of every source, start request to result, one per repetition. */
+  firstSeconds: number[];
+  nightSeconds: number[];
+  /** Per source, ledger seconds (started → finished) inside the night's refresh, one per repetition. */
+  nightSources: Record<string, number[]>;
+}
+
+export interface NightBenchRun {
+  startedAt: string;
+  finishedAt: string;
+  commit: string;
+  uncommitted: string[];
+  build: string;
+  machine: { cpuModel: string; cores: number; memoryGiB: number; postgres: string };
+  sample: { sizeLabel: string; scale: number; seed: string; night: number; rows0: Record<string, number>; rows1: Record<string, number> };
+  runs: number;
+  /** /proc/loadavg before and after, and the 1-minute figure sampled every 5 s. */
+  loadAverage: { before: string; after: string; median: number; max: number };
+  sources: SourceNight[];
+  refresh: RefreshNight | null;
+}
+
+export interface SourceSummary {
+  sourceId: string;
+  country: string;
+  firstSeconds: number;
+  nightSeconds: number;
+  /** nightSeconds / firstSeconds. */
+  ratio: number;
+  met: boolean;
+  /** The night's median seconds per phase. */
+  nightPhases: Record<string, number>;
+  firstPhases: Record<string, number>;
+  nightOutcome: string;
+  /** Rows the night's publish wrote (first repetition's ledger). */
+  changes: { inserted: number; updated: number; deleted: number };
+  rowsStaged: number;
+}
+
+const median = (values: number[]) => (values.length ? spread(values).median : 0);
+
+function medianPhases(loads: SourceLoad[]): Record<string, number> {
+  const names = new Set(loads.flatMap((load) => Object.keys(load.phases)));
+  return Object.fromEntries([...names].map((name) => [name, median(loads.map((load) => load.phases[name] ?? 0))]));
+}
+
+export function summarizeSource(source: SourceNight): SourceSummary {
+  const firstSeconds = median(source.firstLoads.map((load) => load.seconds));
+  const nightSeconds = median(source.nights.map((load) => load.seconds));
+  const ratio = firstSeconds > 0 ? nightSeconds / firstSeconds : 0;
+  const night = source.nights[0];
+  return {
+    sourceId: source.sourceId,
+    country: source.country,
+    firstSeconds,
+    nightSeconds,
+    ratio,
+    met: ratio <= NIGHT_TARGET_RATIO,
+    nightPhases: medianPhases(source.nights),
+    firstPhases: medianPhases(source.firstLoads),
+    nightOutcome: night?.outcome ?? 'not run',
+    changes: { inserted: night?.inserted ?? 0, updated: night?.updated ?? 0, deleted: night?.deleted ?? 0 },
+    rowsStaged: night?.rowsStaged ?? 0,
+  };
+}
+
+/** The phase a night spends most of its time in. */
+export function dominantPhase(phases: Record<string, number>): string {
+  let best = '', seconds = -1;
+  for (const phase of NIGHT_PHASES) {
+    if ((phases[phase] ?? 0) > seconds) {
+      best = phase;
+      seconds = phases[phase] ?? 0;
+    }
+  }
+  return best;
+}
+
+const s = (seconds: number) => (seconds >= 100 ? seconds.toFixed(0) : seconds.toFixed(1));
+const pct = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
+const int = (n: number) => n.toLocaleString('en');
+
+export function renderNightSection(run: NightBenchRun): string {
+  const summaries = run.sources.map(summarizeSource);
+  const met = summaries.filter((summary) => summary.met).length;
+  const lines: string[] = [];
+  lines.push(`<!-- ${NIGHT_SECTION}:start -->`);
+  lines.push('## The nightly that really happens: a changed night against a first load');
+  lines.push('');
+  const flags = [
+    ...(run.sample.scale === 0.05 ? [] : [`--scale ${run.sample.scale}`]),
+    ...(run.runs === 3 ? [] : [`--runs ${run.runs}`]),
+    ...(run.refresh === null ? ['--skip-refresh'] : run.refresh.firstSeconds.length === run.runs ? [] : [`--refresh-runs ${run.refresh.firstSeconds.length}`]),
+  ];
+  lines.push(
+    `Written by \`npm run bench -- --changed-night${flags.map((flag) => ` ${flag}`).join('')}\` (bench/changed-night.ts) on ${run.finishedAt.slice(0, 10)}, ` +
+      `commit ${run.commit}${run.uncommitted.length ? ` + uncommitted ${run.uncommitted.join(', ')}` : ''}, build ${run.build}. ` +
+      `Sample: the national profile at ${run.sample.scale} × national size (seed \`${run.sample.seed}\`), night 0 and night ${run.sample.night} ` +
+      `(\`generateSample({ night: ${run.sample.night} })\`: about 2 % of Norwegian teiger and Swedish properties changed, removed or replaced, every register written from them following; ` +
+      'the registers written per municipality are the same file both nights, sample/night.ts).',
+  );
+  lines.push('');
+  lines.push(
+    `Machine: ${run.machine.cpuModel}, ${run.machine.cores} cores, ${Math.round(run.machine.memoryGiB)} GiB, PostgreSQL ${run.machine.postgres} at its installed settings. ` +
+      `**Load average** before ${run.loadAverage.before}, after ${run.loadAverage.after}; 1-minute figure during the run median ${run.loadAverage.median.toFixed(1)}, max ${run.loadAverage.max.toFixed(1)}. ` +
+      `The machine was shared with other sessions' work while this ran: on ${run.machine.cores} cores a load above ${run.machine.cores} means the figures include waiting for the CPU, ` +
+      'and the first load and the night of a source ran minutes apart under possibly different load.',
+  );
+  lines.push('');
+  lines.push(
+    `Each source alone, one after another in registry order, into a fresh database: the first load is a forced backfill of the night-0 file, the night a backfill of the night-${run.sample.night} file ` +
+      `as a nightly runs it (not forced: an unchanged file is found unchanged). ${run.runs === 1 ? 'One repetition (the time did not allow three).' : `Median of ${run.runs} repetitions.`} ` +
+      `Seconds from the workflow's start request to its result; phases from the run ledger (durations_ms). Target: the night at most ${pct(NIGHT_TARGET_RATIO)} of the first load, per source.`,
+  );
+  lines.push('');
+  lines.push('| source | first load s | changed night s | night / first | ≤ 15 % | night: download / stage / validate / publish s | night spends most in | rows staged | inserted / updated / deleted |');
+  lines.push('|---|---:|---:|---:|:---:|---|---|---:|---|');
+  for (const summary of summaries) {
+    const phases = NIGHT_PHASES.map((phase) => s(summary.nightPhases[phase] ?? 0)).join(' / ');
+    const unchanged = summary.nightOutcome === 'unchanged';
+    lines.push(
+      `| ${summary.sourceId} | ${s(summary.firstSeconds)} | ${s(summary.nightSeconds)} | ${pct(summary.ratio)} | ${summary.met ? 'met' : '**not met**'} | ${phases} | ` +
+        `${unchanged ? 'unchanged file: download (hash) only' : dominantPhase(summary.nightPhases)} | ${int(summary.rowsStaged)} | ` +
+        `${unchanged ? '–' : `${int(summary.changes.inserted)} / ${int(summary.changes.updated)} / ${int(summary.changes.deleted)}`} |`,
+    );
+  }
+  const firstTotal = summaries.reduce((sum, summary) => sum + summary.firstSeconds, 0);
+  const nightTotal = summaries.reduce((sum, summary) => sum + summary.nightSeconds, 0);
+  lines.push(`| **every source, one after another** | ${s(firstTotal)} | ${s(nightTotal)} | ${pct(firstTotal > 0 ? nightTotal / firstTotal : 0)} | ${nightTotal <= NIGHT_TARGET_RATIO * firstTotal ? 'met' : '**not met**'} | | | | |`);
+  lines.push('');
+  lines.push(`Target met by ${met} of ${summaries.length} sources.`);
+  const stepped = run.sources.filter((source) => source.nights[0]?.publishSteps && Object.keys(source.nights[0].publishSteps).length);
+  if (stepped.length) {
+    lines.push('');
+    lines.push('Publish steps of the night, as the adapters time them (first repetition, seconds):');
+    lines.push('');
+    for (const source of stepped) {
+      const steps = Object.entries(source.nights[0].publishSteps!).sort((a, b) => b[1] - a[1]);
+      lines.push(`- ${source.sourceId}: ${steps.map(([step, seconds]) => `${step} ${s(seconds)}`).join(', ')}`);
+    }
+  }
+  if (run.refresh) {
+    const first = median(run.refresh.firstSeconds), night = median(run.refresh.nightSeconds);
+    lines.push('');
+    lines.push(
+      `**Whole nightly refresh** (\`nightlyRefresh\` of every source, as scheduled: sources side by side, then the derived datasets), a fresh database: ` +
+        `night 0 (a first load) ${s(first)} s, night ${run.sample.night} ${s(night)} s: ${pct(first > 0 ? night / first : 0)} ` +
+        `(${night <= NIGHT_TARGET_RATIO * first ? 'within' : '**not within**'} ${pct(NIGHT_TARGET_RATIO)}; ${run.refresh.firstSeconds.length === 1 ? 'one repetition' : `median of ${run.refresh.firstSeconds.length}`}).`,
+    );
+  }
+  lines.push(`<!-- ${NIGHT_SECTION}:end -->`);
+  return `${lines.join('\n')}\n`;
+}
