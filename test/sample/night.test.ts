@@ -16,7 +16,7 @@ const SEED = 'night-test';
 
 /**
  * sha256 of every file of `generateSample({ profile: 'national', scale: 0.0005, seed: 'night-test' })`,
- * taken with the generator before it had nights (commit 866c13e).
+ * taken with the generator before it had nights (commit 4567c01, which already writes Swedish company buyers and declarations covering two properties).
  */
 const NIGHT_ZERO_BEFORE_NIGHTS: Record<string, string> = {
   'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.zip': '05d598d80110b24671551a94d17b0c0b7a329b1ea2431e41bce2e96f6daa3493',
@@ -36,9 +36,9 @@ const NIGHT_ZERO_BEFORE_NIGHTS: Record<string, string> = {
   'fastighetsindelning_sverige.gpkg': '962031bb2c5b92d8d7bc6c54e9f289e2938dcd8647b0e9f26e2e834624d34049',
   'belagenhetsadresser_sverige.gpkg': 'a3db796ef92898f22ace3fca84a2466dcf5c983c16e096939e869bec3ba657b7',
   'byggnad_sverige.gpkg': 'd49f129315f1b4ff5c1861296a91be78aab710bca5b04bf73decc5d772e61892',
-  'boverket_energideklarationer_0000_sverige.jsonl': '9d751b3dc319d90bfb839a30d2c01d4074ef46f0c39f9836b4eba1597d89b63e',
+  'boverket_energideklarationer_0000_sverige.jsonl': '5761b972b3c21c1e335da81b6b748c35cba8d3dd8d366566c48030df33714ca7',
   'se_foretag_0000_bolagsverket_scb.tar': '2ccb6c7429b95f853698f0241a8129474bb460ab6209b68db7f7f29f43397f0e',
-  'fastighetspriser_0000_sverige.tar': '8ea1a7c67f9e09465418ef72620bf7ae0d1e17b58e9180b868612c94744f2689',
+  'fastighetspriser_0000_sverige.tar': '32ec3b7c47851e0b4fe8193a96c61da6a9865879f6270fcab7f3965be7cef7eb',
   'se_omraden_0000_sverige.tar': '27c9a215a7ca8337771c229b44244baea324279f770d1b25a4c80bb8b6461a97',
   'detaljplaner_0000_sverige.jsonl': '6504c3574d030b16a7a30ea38f8173338840235fac452275a63c1387eb809180',
 };
