@@ -6,7 +6,7 @@
  * then ogr2ogr on the same file (bench/ogr2ogr.ts) as many times. Much shorter than
  * `npm run bench` (no ceilings, registers, nightly, API), for measuring a change to these loads:
  *
- *   node dist/bench/geo-loads.js [--scale 0.05] [--runs 3] [--sources no-address,se-cadastre]
+ *   node dist/bench/geo-loads.js [--scale 0.05] [--runs 3] [--sources no-address,se-cadastre] [--keep-database]
  *
  * Its own database (nordprop_geo_loads) and work folder (.data/geo-loads), so it can run beside
  * a `npm run bench:check`. Writes the figures as JSON to .data/geo-loads/results-<size>.json.
@@ -75,7 +75,7 @@ const median = (values: number[]) => spread(values).median;
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { scale: { type: 'string', default: '0.05' }, runs: { type: 'string', default: '3' }, sources: { type: 'string' } },
+    options: { scale: { type: 'string', default: '0.05' }, runs: { type: 'string', default: '3' }, sources: { type: 'string' }, 'keep-database': { type: 'boolean', default: false } },
     strict: true,
   });
   const size = parseOptions(['--scale', values.scale!]);
@@ -144,7 +144,8 @@ async function main(): Promise<void> {
     await pipeline?.close().catch(() => undefined);
     await server?.stop().catch(() => undefined);
     await pool.end();
-    await dropBenchDatabase(DATABASE).catch((error) => log(`could not drop ${DATABASE}: ${(error as Error).message}`));
+    if (values['keep-database']) log(`database ${DATABASE} left in place (--keep-database)`);
+    else await dropBenchDatabase(DATABASE).catch((error) => log(`could not drop ${DATABASE}: ${(error as Error).message}`));
   }
 }
 
