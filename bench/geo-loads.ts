@@ -3,7 +3,7 @@
  * no-cadastre and se-cadastre, each a first load end to end (a forced backfill through one
  * pipeline worker, medians of --runs), with its phases (stage, validate, publish, from the
  * ledger's durations_ms) and the publish's own steps (source_run.details.publishStepsMs),
- * then ogr2ogr on the same file (bench/ogr2ogr.ts) as many times. Much shorter than
+ * each followed by ogr2ogr on the same file (bench/ogr2ogr.ts). Much shorter than
  * `npm run bench` (no ceilings, registers, nightly, API), for measuring a change to these loads:
  *
  *   node dist/bench/geo-loads.js [--scale 0.05] [--runs 3] [--sources no-address,se-cadastre] [--keep-database]
@@ -53,6 +53,8 @@ interface SourceFigures {
   ogrMedianSeconds: number;
   /** ogr2ogr's time over nordprop's: above 1, nordprop is faster. */
   ratio: number;
+  /** The median of that ratio per pair of loads run one after the other. */
+  pairRatio: number;
 }
 
 function ogrLoad(sourceId: GeoSource, sample: BenchSample): Promise<OgrLoad> {
@@ -101,6 +103,9 @@ async function main(): Promise<void> {
     const figures: SourceFigures[] = [];
     for (const sourceId of wanted) {
       const loads: LoadTiming[] = [];
+      const ogr: SourceFigures['ogr'] = [];
+      // Each nordprop load followed by an ogr2ogr load of the same file: on a shared machine the
+      // two of a pair see about the same load, so their ratio means more than either time.
       for (let i = 1; i <= runs; i++) {
         // A first load each time (live tables emptied, runs forgotten), as in `npm run bench`.
         await resetSource(pool, sourceId);
@@ -113,14 +118,11 @@ async function main(): Promise<void> {
         const timing: LoadTiming = { seconds: run.seconds, rowsStaged: entry.rowsStaged, phases: secondsOf(entry.durationsMs), publishSteps: secondsOf(steps.rows[0]?.steps), loadAverage: await loadAverage() };
         loads.push(timing);
         log(`${sourceId} run ${i}: ${timing.seconds.toFixed(1)} s, ${timing.rowsStaged} rows, phases ${JSON.stringify(timing.phases)}, publish steps ${JSON.stringify(timing.publishSteps)}, load ${timing.loadAverage}`);
-      }
-      const ogr: SourceFigures['ogr'] = [];
-      for (let i = 1; i <= runs; i++) {
         const load = await ogrLoad(sourceId, sample);
         try {
           const m = await measureOgr(pool, load);
           ogr.push({ seconds: m.seconds, rows: m.rows, loadAverage: await loadAverage() });
-          log(`ogr2ogr ${load.label} run ${i}: ${m.seconds.toFixed(1)} s, ${m.rows} rows, load ${ogr.at(-1)!.loadAverage}`);
+          log(`ogr2ogr ${load.label} run ${i}: ${m.seconds.toFixed(1)} s, ${m.rows} rows, load ${ogr.at(-1)!.loadAverage}; ratio of the pair ${(m.seconds / timing.seconds).toFixed(2)}x`);
         } finally {
           await dropOgrTable(pool, load);
           await load.dispose();
@@ -128,7 +130,8 @@ async function main(): Promise<void> {
       }
       const medianSeconds = median(loads.map((l) => l.seconds));
       const ogrMedianSeconds = median(ogr.map((o) => o.seconds));
-      figures.push({ sourceId, loads, ogr, medianSeconds, ogrMedianSeconds, ratio: ogrMedianSeconds / medianSeconds });
+      const pairRatio = median(loads.map((l, i) => ogr[i].seconds / l.seconds));
+      figures.push({ sourceId, loads, ogr, medianSeconds, ogrMedianSeconds, ratio: ogrMedianSeconds / medianSeconds, pairRatio });
     }
     const out = path.join(WORK_DIR, `results-${size.sizeLabel}.json`);
     await writeFile(out, `${JSON.stringify({ commit: state.commit, uncommitted: state.uncommitted, build: snapshot.fingerprint, figures }, null, 2)}\n`);
@@ -136,7 +139,7 @@ async function main(): Promise<void> {
       const phase = (name: string) => median(f.loads.map((l) => l.phases[name] ?? 0)).toFixed(1);
       const stepNames = [...new Set(f.loads.flatMap((l) => Object.keys(l.publishSteps)))];
       const steps = stepNames.map((s) => `${s} ${median(f.loads.map((l) => l.publishSteps[s] ?? 0)).toFixed(1)}`).join(', ');
-      console.log(`${f.sourceId}: nordprop ${f.medianSeconds.toFixed(1)} s (stage ${phase('stage')}, validate ${phase('validate')}, publish ${phase('publish')} [${steps}]), ogr2ogr ${f.ogrMedianSeconds.toFixed(1)} s, ratio ${f.ratio.toFixed(2)}×`);
+      console.log(`${f.sourceId}: nordprop ${f.medianSeconds.toFixed(1)} s (stage ${phase('stage')}, validate ${phase('validate')}, publish ${phase('publish')} [${steps}]), ogr2ogr ${f.ogrMedianSeconds.toFixed(1)} s, ratio of medians ${f.ratio.toFixed(2)}×, median ratio of pairs ${f.pairRatio.toFixed(2)}×`);
     }
     log(`figures in ${path.relative(PROJECT_ROOT, out)}; load average ${await loadAverage()}`);
   } finally {
