@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
+import { isEmpty, withIndexesBuiltAfter } from './indexes-after.js';
 
 /**
  * The one merge every single-table source needs: update the live rows whose staged hash
@@ -75,11 +76,6 @@ export async function mergeTable(
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: removed.rowCount ?? 0 };
 }
 
-async function isEmpty(client: pg.PoolClient, table: string, country?: string): Promise<boolean> {
-  const where = country ? ' WHERE country = $1' : '';
-  return (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}${where}) AS empty`, country ? [country] : [])).rows[0].empty;
-}
-
 /**
  * Runs an anti-join DELETE (live rows missing from the snapshot) with nested loops off. A hash
  * anti-join is right at any size; but right after an insert the planner's statistics can say a
@@ -95,24 +91,6 @@ export async function withHashJoins<T>(client: pg.PoolClient, work: () => Promis
   } finally {
     await client.query(`SELECT set_config('enable_nestloop', 'on', true)`);
   }
-}
-
-/**
- * A first load (or a backfill into an empty table) builds the secondary indexes once after
- * inserting instead of updating them row by row: for 300,000 parcels the GiST index alone
- * halves the insert. The DDL is part of the publish transaction, so a failure restores the
- * indexes, and readers of the (empty) table wait for the commit instead of seeing a half load.
- */
-async function withIndexesBuiltAfter<T>(client: pg.PoolClient, table: string, work: () => Promise<T>): Promise<T> {
-  const indexes = await client.query<{ name: string; definition: string }>(
-    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
-     FROM pg_index i WHERE i.indrelid = $1::regclass AND NOT i.indisprimary AND NOT i.indisunique`,
-    [table],
-  );
-  for (const index of indexes.rows) await client.query(`DROP INDEX ${index.name}`);
-  const result = await work();
-  for (const index of indexes.rows) await client.query(index.definition);
-  return result;
 }
 
 export async function countLiveRows(client: pg.PoolClient, liveTable: string, scope: PublishScope): Promise<number> {

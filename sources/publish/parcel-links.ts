@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
+import { isEmpty, withIndexesBuiltAfter } from './indexes-after.js';
 
 /** How a country's staged parcels (`s`) name the properties they belong to, as SQL expressions. */
 export interface ParcelLinkSql {
@@ -24,13 +25,16 @@ export async function relinkChangedParcels(client: pg.PoolClient, links: ParcelL
        AND NOT EXISTS (SELECT 1 FROM parcel p WHERE p.country = link.country AND p.parcel_id = link.parcel_id AND p.published_run_id <> $2)`,
     [scope.country, runId],
   );
-  const added = await client.query(
-    `INSERT INTO parcel_property (country, parcel_id, cadastre_id, is_main_parcel)
-     SELECT $1, s.parcel_id, ${links.cadastreId}, ${links.isMainParcel}
-     FROM ${links.stagingTable} s
-     JOIN parcel p ON p.country = $1 AND p.parcel_id = s.parcel_id AND p.published_run_id = $2
-     ${links.expand ?? ''}`,
-    [scope.country, runId],
-  );
+  const insert = () =>
+    client.query(
+      `INSERT INTO parcel_property (country, parcel_id, cadastre_id, is_main_parcel)
+       SELECT $1, s.parcel_id, ${links.cadastreId}, ${links.isMainParcel}
+       FROM ${links.stagingTable} s
+       JOIN parcel p ON p.country = $1 AND p.parcel_id = s.parcel_id AND p.published_run_id = $2
+       ${links.expand ?? ''}`,
+      [scope.country, runId],
+    );
+  // A first load writes every link: the cadastre index is built once afterwards, as the parcels' GiST is.
+  const added = (await isEmpty(client, 'parcel_property')) ? await withIndexesBuiltAfter(client, 'parcel_property', insert) : await insert();
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }

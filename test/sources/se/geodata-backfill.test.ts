@@ -95,6 +95,9 @@ describe('Swedish GeoPackage registers through the worker', () => {
     }
     const view = await pipeline.pool.query(`SELECT count(*)::int AS n FROM property WHERE country = 'SE'`);
     expect(view.rows[0].n).toBe(truth.length);
+    // A first load builds the parcels' and links' secondary indexes after inserting: they are back.
+    const indexes = await pipeline.pool.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE tablename IN ('parcel', 'parcel_property')`);
+    expect(indexes.rows.map((r) => r.name)).toEqual(expect.arrayContaining(['parcel_geom_idx', 'parcel_property_cadastre_idx']));
   });
 
   it('resolves a coordinate in Sweden to the property covering it, on either of its areas', async () => {
