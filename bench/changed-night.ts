@@ -28,7 +28,7 @@ import { NIGHT_SECTION, renderNightSection, type NightBenchRun, type RefreshNigh
 import { dropBenchDatabase, recreateDatabase, settle, type LedgerEntry } from './database.js';
 import { monitorLoad } from './load-monitor.js';
 import { loadAverage, machineInfo } from './machine.js';
-import { parseOptions } from './options.js';
+import { numberOption, parseOptions } from './options.js';
 import { connectPipelineClient, runBackfill, runNightly, runSourceNight, type PipelineClient, type PipelineRun } from './pipeline-run.js';
 import { DEFAULT_SCALE } from './regression-compare.js';
 import { replaceSection } from './report-section.js';
@@ -78,12 +78,7 @@ function parseNightOptions(argv: string[]): NightOptions {
     console.log(USAGE);
     process.exit(0);
   }
-  const number = (name: string, text: string | undefined, fallback: number, ok: (v: number) => boolean) => {
-    if (text === undefined) return fallback;
-    const value = Number(text);
-    if (!Number.isFinite(value) || !ok(value)) throw new Error(`--${name}: "${text}" is not allowed\n${USAGE}`);
-    return value;
-  };
+  const number = (name: string, text: string | undefined, fallback: number, ok: (v: number) => boolean) => numberOption(name, text, fallback, ok, USAGE);
   const runs = number('runs', values.runs, 3, (v) => Number.isInteger(v) && v >= 1);
   return {
     scale: number('scale', values.scale, DEFAULT_SCALE, (v) => v > 0 && v <= 1),

@@ -66,6 +66,14 @@ export function countryOption(text: string | undefined, usage = ''): Country | u
   return text;
 }
 
+/** A numeric `--name` value that `ok` accepts, else `fallback` when absent; anything else is the user's to fix. */
+export function numberOption(name: string, text: string | undefined, fallback: number, ok: (value: number) => boolean, usage = ''): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || !ok(value)) throw new Error(`--${name}: "${text}" is not allowed${usage ? `\n${usage}` : ''}`);
+  return value;
+}
+
 function positiveInt(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);

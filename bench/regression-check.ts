@@ -37,7 +37,7 @@ import { dropBenchDatabase, ledgerEntry, recreateDatabase, settle, type LedgerEn
 import { monitorLoad } from './load-monitor.js';
 import { loadAverage, machineInfo } from './machine.js';
 import { addressLoad, dropOgrTable, measureOgr, seCadastreLoad, teigLoad, type OgrLoad } from './ogr2ogr.js';
-import { parseOptions } from './options.js';
+import { numberOption, parseOptions } from './options.js';
 import { connectPipelineClient, PipelineTimeout, runBackfill, type PipelineClient } from './pipeline-run.js';
 import {
   compareRuns,
@@ -116,12 +116,7 @@ function parseCheckOptions(argv: string[]): CheckOptions {
     console.log(USAGE);
     process.exit(0);
   }
-  const number = (name: string, text: string | undefined, fallback: number, ok: (v: number) => boolean) => {
-    if (text === undefined) return fallback;
-    const value = Number(text);
-    if (!Number.isFinite(value) || !ok(value)) throw new Error(`--${name}: "${text}" is not allowed\n${USAGE}`);
-    return value;
-  };
+  const number = (name: string, text: string | undefined, fallback: number, ok: (v: number) => boolean) => numberOption(name, text, fallback, ok, USAGE);
   return {
     scale: number('scale', values.scale, DEFAULT_SCALE, (v) => v > 0 && v <= 1),
     record: values.record ?? false,
