@@ -10,7 +10,8 @@ import { SOURCES, sourceFolder } from '../../sources/registry.js';
  * A source is a folder: what README's "Adding a source" asks of a new source, checked for every
  * registered one. Its folder `sources/<country>/<id>/` holds the adapter (adapter.ts) and its
  * sample writer (sample.ts), which the sample generator runs; its tests sit in the mirrored
- * test folder; its doc page exists and names it.
+ * test folder; its doc page exists, names it, and lists the API fields it feeds and those it
+ * cannot feed (issue 22).
  */
 
 const at = (relative: string) => path.join(PROJECT_ROOT, relative);
@@ -48,6 +49,11 @@ describe('every registered source is a folder with its roles', () => {
     expect(existsSync(at(source.docs)) && statSync(at(source.docs)).isFile(), `${source.docs} exists`).toBe(true);
     expect(readFileSync(at(source.docs), 'utf8'), `${source.docs} names ${source.id}`).toContain(`\`${source.id}\``);
     expect(readFileSync(at('README.md'), 'utf8'), `README's source table links ${source.docs}`).toContain(`](${source.docs})`);
+  });
+
+  it.each(SOURCES.map((source) => [source.id, source] as const))('%s: its doc page lists the API fields it feeds and those it cannot (issue 22)', (_id, source) => {
+    const headings = readFileSync(at(source.docs), 'utf8').split('\n').filter((line) => /^#+ /.test(line)).map((line) => line.replace(/^#+ /, '').trim());
+    for (const heading of ['API fields it feeds', 'API fields it cannot feed']) expect(headings, `${source.docs} has a "${heading}" heading`).toContain(heading);
   });
 
   it.each(SOURCES.map((source) => [source.id, source] as const))('%s: its sample writer writes the file it reads, and the generator runs it', async (_id, source) => {
