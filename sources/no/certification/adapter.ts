@@ -91,7 +91,7 @@ export const noCertification: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Environmental building certifications (nordprop JSON Lines exchange)',
-  docs: 'docs/exchange/no-certification.md',
+  docs: 'docs/sources/no-certification.md',
   get defaultInput() {
     return inboxPath(CERTIFICATION_FILE_NAME);
   },

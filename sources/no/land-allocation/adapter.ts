@@ -99,7 +99,7 @@ export const noLandAllocation: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Municipal land allocations (tomtetildelinger, nordprop JSON Lines exchange)',
-  docs: 'docs/exchange/no-land-allocation.md',
+  docs: 'docs/sources/no-land-allocation.md',
   // Municipalities announce allocations on their own sites; see docs/exchange/no-land-allocation.md.
   get defaultInput() {
     return inboxPath(LAND_ALLOCATION_FILE_NAME);

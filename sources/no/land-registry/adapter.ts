@@ -160,7 +160,7 @@ export const noLandRegistry: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Kartverket grunnbok: title holders and registered transfers (nordprop JSON Lines exchange)',
-  docs: 'docs/exchange/no-land-registry.md',
+  docs: 'docs/sources/no-land-registry.md',
   // The grunnbok has no open bulk download: the exchange file is produced by whoever holds
   // access (see docs/exchange/no-land-registry.md) and dropped into the inbox.
   get defaultInput() {

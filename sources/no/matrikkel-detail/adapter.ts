@@ -296,7 +296,7 @@ export const noMatrikkelDetail: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Matrikkel building, section and unit details (nordprop JSON Lines exchange format)',
-  docs: 'docs/exchange/no-matrikkel-detail.md',
+  docs: 'docs/sources/no-matrikkel-detail.md',
   // No open bulk distribution exists: the operator fills the file from the Matrikkel API (docs/exchange/no-matrikkel-detail.md).
   get defaultInput() {
     return inboxPath(DETAIL_FILE_NAME);

@@ -96,7 +96,7 @@ export const noPermits: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Building permit cases, byggesaker (nordprop JSON Lines exchange)',
-  docs: 'docs/exchange/no-permits.md',
+  docs: 'docs/sources/no-permits.md',
   get defaultInput() {
     return inboxPath(PERMITS_FILE_NAME);
   },

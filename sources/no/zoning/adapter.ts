@@ -109,7 +109,7 @@ export const noZoning: SourceAdapter = {
   country: 'NO',
   scopeOf: nationalByFileName,
   title: 'Municipal plan registers: zoning plans (nordprop JSON Lines exchange)',
-  docs: 'docs/exchange/no-zoning.md',
+  docs: 'docs/sources/no-zoning.md',
   // No national bulk download of plan registers: see docs/exchange/no-zoning.md for how the file is filled.
   get defaultInput() {
     return inboxPath(ZONING_FILE_NAME);
