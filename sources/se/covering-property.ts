@@ -56,14 +56,66 @@ export async function relinkScope(client: pg.PoolClient, table: LinkedTable, sco
 }
 
 /**
+ * Which parcels a cadastre publish wrote. When it changed few (a night), they are copied with
+ * their own GiST index into a temporary table, `se_changed_parcel`, that relinkAfterCadastre
+ * starts from; when most changed (a first load), the copy would cost more than it saves.
+ */
+export async function changedParcels(client: pg.PoolClient, runId: string, changedCount: number): Promise<ChangedParcels> {
+  if (changedCount > FEW_CHANGED_PARCELS) return { copied: false, runId };
+  await client.query(`DROP TABLE IF EXISTS se_changed_parcel`);
+  await client.query(
+    `CREATE TEMP TABLE se_changed_parcel ON COMMIT DROP AS SELECT geom FROM parcel WHERE country = 'SE' AND published_run_id = $1`,
+    [runId],
+  );
+  await client.query(`CREATE INDEX ON se_changed_parcel USING gist (geom)`);
+  await client.query(`ANALYZE se_changed_parcel`);
+  return { copied: true, runId };
+}
+
+/** The parcels a publish wrote: copied into `se_changed_parcel`, or only known by their run. */
+export interface ChangedParcels {
+  copied: boolean;
+  runId: string;
+}
+
+/** Above this many changed parcels the temporary copy is not made (see changedParcels). */
+const FEW_CHANGED_PARCELS = 100_000;
+
+/**
  * After a cadastre publish: re-links the rows on parcels this run wrote, the rows whose
  * property is gone, and the rows that had none.
+ *
+ * A night (the changed parcels copied): the three are found separately and united, so that
+ * each gets its own plan: a hash anti-join for the properties gone; for buildings a spatial
+ * join from the changed parcels through the buildings' GiST index; for addresses, which have no
+ * spatial index (it would cost every address publish), a probe of the small copy per address.
+ * Measured at 0.05 × national with 2 % of parcels changed: finding the 8,259 buildings took
+ * 10.8 s as one condition ORed per row, the whole update 1.4 s united; the 2,787 addresses 2.9 s
+ * and 2.2 s. A first load keeps the ORed condition against the whole parcel table: united, the
+ * address probe became a nested loop over every changed parcel (45.8 s instead of 2.9 s).
  */
-export async function relinkAfterCadastre(client: pg.PoolClient, table: LinkedTable, runId: string): Promise<ChangeCounts> {
-  const point = `live.${LINKED[table]}`;
-  const condition = `(
-    live.cadastre_id IS NULL
-    OR NOT EXISTS (SELECT 1 FROM parcel_property pp WHERE pp.country = 'SE' AND pp.cadastre_id = live.cadastre_id)
-    OR EXISTS (SELECT 1 FROM parcel p WHERE p.country = 'SE' AND p.published_run_id = $1 AND ST_Covers(p.geom, ${point})))`;
-  return { inserted: 0, updated: await relink(client, table, condition, [runId]), deleted: 0 };
+export async function relinkAfterCadastre(client: pg.PoolClient, table: LinkedTable, changed: ChangedParcels): Promise<ChangeCounts> {
+  if (!changed.copied) {
+    const point = `live.${LINKED[table]}`;
+    const condition = `(
+      live.cadastre_id IS NULL
+      OR NOT EXISTS (SELECT 1 FROM parcel_property pp WHERE pp.country = 'SE' AND pp.cadastre_id = live.cadastre_id)
+      OR EXISTS (SELECT 1 FROM parcel p WHERE p.country = 'SE' AND p.published_run_id = $1 AND ST_Covers(p.geom, ${point})))`;
+    return { inserted: 0, updated: await relink(client, table, condition, [changed.runId]), deleted: 0 };
+  }
+  const point = `candidate.${LINKED[table]}`;
+  const onChangedParcel =
+    table === 'building'
+      ? `SELECT candidate.ctid FROM se_changed_parcel c JOIN building candidate ON candidate.country = 'SE' AND ST_Covers(c.geom, ${point})`
+      : `SELECT candidate.ctid FROM ${table} candidate
+         WHERE candidate.country = 'SE' AND EXISTS (SELECT 1 FROM se_changed_parcel c WHERE ST_Covers(c.geom, ${point}))`;
+  const condition = `live.ctid IN (
+    SELECT candidate.ctid FROM ${table} candidate WHERE candidate.country = 'SE' AND candidate.cadastre_id IS NULL
+    UNION ALL
+    SELECT candidate.ctid FROM ${table} candidate
+    WHERE candidate.country = 'SE' AND candidate.cadastre_id IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM parcel_property pp WHERE pp.country = 'SE' AND pp.cadastre_id = candidate.cadastre_id)
+    UNION ALL
+    ${onChangedParcel})`;
+  return { inserted: 0, updated: await relink(client, table, condition, []), deleted: 0 };
 }

@@ -11,7 +11,7 @@ import { relinkChangedParcels } from '../../publish/parcel-links.js';
 import { stepTimer } from '../../publish/step-timer.js';
 import { isUnitCode, normalBlock, parseEtikett, seCadastreId, seDesignation, SeDesignationError, typeOfBlock } from '../cadastre-id.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from '../geopackage-values.js';
-import { relinkAfterCadastre } from '../covering-property.js';
+import { changedParcels, relinkAfterCadastre } from '../covering-property.js';
 import { stagedMunicipalities } from '../../input-scope.js';
 
 /**
@@ -187,8 +187,9 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
   });
 
   // Addresses and buildings on changed parcels follow their property (see covering-property.ts).
-  const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', runId));
-  const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', runId));
+  const changed = await timed('changed_parcels', () => changedParcels(client, runId, parcels.inserted + parcels.updated));
+  const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', changed));
+  const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', changed));
 
   return {
     inserted: parcels.inserted + properties.inserted,
