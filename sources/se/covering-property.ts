@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
-import { scopeFilter } from '../publish/merge-table.js';
+import { scopeFilter, withHashJoins } from '../publish/merge-table.js';
 
 /**
  * Swedish addresses and buildings carry no property reference: each is linked to the property
@@ -8,11 +8,12 @@ import { scopeFilter } from '../publish/merge-table.js';
  * index; the smallest parcel, then the lowest parcel id, then the property the parcel is the
  * main area of).
  *
- * The link is kept out of the row hash: it is derived from another register. Each publish of
- * an address or building snapshot sets it on the rows it writes and re-checks the rest of its
- * scope; each publish of the cadastre re-links the rows its changed parcels touch. So a
- * property change reaches addresses and buildings even on a night their own files are
- * unchanged, and an unchanged night writes nothing.
+ * The link is kept out of the row hash: it is derived from another register. It is kept true
+ * from both sides: a publish of addresses or buildings links the rows it writes; a publish of
+ * the cadastre re-links the rows under every parcel it changes, as the parcel was and as it is,
+ * so a property change reaches addresses and buildings on a night their own files are
+ * unchanged. Neither side re-checks rows nothing changed under: on a changed night that check
+ * was a point-in-parcel test of every address (133,424 at 0.05 x national) and building.
  */
 
 /**
@@ -33,76 +34,75 @@ export const coveringCadastreSql = (pointSql: string) => coveringParcelSql(point
 const LINKED = { address: 'geom', building: 'location' } as const;
 export type LinkedTable = keyof typeof LINKED;
 
-async function relink(client: pg.PoolClient, table: LinkedTable, condition: string, params: unknown[]): Promise<number> {
+async function relink(client: pg.PoolClient, table: LinkedTable, condition: string): Promise<number> {
   const point = `live.${LINKED[table]}`;
   const result = await client.query(
     `UPDATE ${table} AS live SET cadastre_id = linked.cadastre_id, updated_at = now()
      FROM (SELECT ctid AS row_id, ${coveringCadastreSql(point)} AS cadastre_id FROM ${table} live WHERE live.country = 'SE' AND ${condition}) linked
      WHERE live.ctid = linked.row_id AND live.cadastre_id IS DISTINCT FROM linked.cadastre_id`,
-    params,
   );
   return result.rowCount ?? 0;
 }
 
 /**
- * Re-links every row of the scope whose covering property is not the one it names, except the
- * rows this run has just written: they were linked as they were written (on a first load that
- * is every row, and the point-in-parcel test is most of the publish).
+ * Before a cadastre merge: the parcels in scope that the snapshot changes or removes, as they
+ * are now, copied into the temporary table `se_changed_parcel`. A row on a removed or shrunk
+ * parcel is under nothing the merge writes, yet its link goes stale.
  */
-export async function relinkScope(client: pg.PoolClient, table: LinkedTable, scope: PublishScope, runId: string): Promise<ChangeCounts> {
-  const filter = scopeFilter('live', scope, 2);
-  const condition = `${filter.sql} AND live.published_run_id IS DISTINCT FROM $1`;
-  return { inserted: 0, updated: await relink(client, table, condition, [runId, ...filter.params]), deleted: 0 };
+export async function collectReplacedParcels(client: pg.PoolClient, stagingTable: string, scope: PublishScope): Promise<void> {
+  const filter = scopeFilter('live', scope, 1);
+  await client.query(`DROP TABLE IF EXISTS se_changed_parcel`);
+  await withHashJoins(client, () =>
+    client.query(
+      `CREATE TEMP TABLE se_changed_parcel ON COMMIT DROP AS
+       SELECT live.geom FROM parcel live JOIN ${stagingTable} s ON s.parcel_id = live.parcel_id
+       WHERE live.country = $1 AND live.row_hash <> s.row_hash
+       UNION ALL
+       SELECT live.geom FROM parcel live
+       WHERE ${filter.sql} AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.parcel_id = live.parcel_id)`,
+      filter.params,
+    ),
+  );
 }
 
 /**
- * Which parcels a cadastre publish wrote. When it changed few (a night), they are copied with
- * their own GiST index into a temporary table, `se_changed_parcel`, that relinkAfterCadastre
- * starts from; when most changed (a first load), the copy would cost more than it saves.
+ * After the merge: adds the parcels the run wrote, as they are now, to the copy
+ * collectReplacedParcels made, and indexes it. When most parcels changed (a first load, a
+ * national redraw) the copy is dropped: every row is re-linked instead.
  */
-export async function changedParcels(client: pg.PoolClient, runId: string, changedCount: number): Promise<ChangedParcels> {
-  if (changedCount > FEW_CHANGED_PARCELS) return { copied: false, runId };
-  await client.query(`DROP TABLE IF EXISTS se_changed_parcel`);
-  await client.query(
-    `CREATE TEMP TABLE se_changed_parcel ON COMMIT DROP AS SELECT geom FROM parcel WHERE country = 'SE' AND published_run_id = $1`,
-    [runId],
-  );
+export async function changedParcels(client: pg.PoolClient, runId: string, merged: ChangeCounts): Promise<ChangedParcels> {
+  if (merged.inserted + merged.updated + merged.deleted > FEW_CHANGED_PARCELS) {
+    await client.query(`DROP TABLE se_changed_parcel`);
+    return { copied: false };
+  }
+  await client.query(`INSERT INTO se_changed_parcel SELECT geom FROM parcel WHERE country = 'SE' AND published_run_id = $1`, [runId]);
   await client.query(`CREATE INDEX ON se_changed_parcel USING gist (geom)`);
   await client.query(`ANALYZE se_changed_parcel`);
-  return { copied: true, runId };
+  return { copied: true };
 }
 
-/** The parcels a publish wrote: copied into `se_changed_parcel`, or only known by their run. */
+/** Whether the parcels a publish changed were copied into `se_changed_parcel`. */
 export interface ChangedParcels {
   copied: boolean;
-  runId: string;
 }
 
-/** Above this many changed parcels the temporary copy is not made (see changedParcels). */
+/** Above this many changed parcels no copy is kept (see changedParcels). */
 const FEW_CHANGED_PARCELS = 100_000;
 
 /**
- * After a cadastre publish: re-links the rows on parcels this run wrote, the rows whose
- * property is gone, and the rows that had none.
+ * After a cadastre publish: re-links the rows on parcels this run changed (old and new
+ * geometries), the rows whose property is gone, and the rows that had none; or, when most
+ * parcels changed, every row whose link differs.
  *
- * A night (the changed parcels copied): the three are found separately and united, so that
- * each gets its own plan: a hash anti-join for the properties gone; for buildings a spatial
- * join from the changed parcels through the buildings' GiST index; for addresses, which have no
- * spatial index (it would cost every address publish), a probe of the small copy per address.
- * Measured at 0.05 × national with 2 % of parcels changed: finding the 8,259 buildings took
- * 10.8 s as one condition ORed per row, the whole update 1.4 s united; the 2,787 addresses 2.9 s
- * and 2.2 s. A first load keeps the ORed condition against the whole parcel table: united, the
- * address probe became a nested loop over every changed parcel (45.8 s instead of 2.9 s).
+ * The three are found separately and united, so that each gets its own plan: a hash anti-join
+ * for the properties gone; for buildings a spatial join from the changed parcels through the
+ * buildings' GiST index; for addresses, which have no spatial index (it would cost every
+ * address publish), a probe of the small copy per address. Measured at 0.05 × national with 2 %
+ * of parcels changed: finding the 8,259 buildings took 10.8 s as one condition ORed per row,
+ * the whole update 1.4 s united; the 2,787 addresses 2.9 s and 2.2 s.
  */
 export async function relinkAfterCadastre(client: pg.PoolClient, table: LinkedTable, changed: ChangedParcels): Promise<ChangeCounts> {
-  if (!changed.copied) {
-    const point = `live.${LINKED[table]}`;
-    const condition = `(
-      live.cadastre_id IS NULL
-      OR NOT EXISTS (SELECT 1 FROM parcel_property pp WHERE pp.country = 'SE' AND pp.cadastre_id = live.cadastre_id)
-      OR EXISTS (SELECT 1 FROM parcel p WHERE p.country = 'SE' AND p.published_run_id = $1 AND ST_Covers(p.geom, ${point})))`;
-    return { inserted: 0, updated: await relink(client, table, condition, [changed.runId]), deleted: 0 };
-  }
+  if (!changed.copied) return { inserted: 0, updated: await relink(client, table, 'true'), deleted: 0 };
   const point = `candidate.${LINKED[table]}`;
   const onChangedParcel =
     table === 'building'
@@ -117,5 +117,5 @@ export async function relinkAfterCadastre(client: pg.PoolClient, table: LinkedTa
       AND NOT EXISTS (SELECT 1 FROM parcel_property pp WHERE pp.country = 'SE' AND pp.cadastre_id = candidate.cadastre_id)
     UNION ALL
     ${onChangedParcel})`;
-  return { inserted: 0, updated: await relink(client, table, condition, []), deleted: 0 };
+  return { inserted: 0, updated: await relink(client, table, condition), deleted: 0 };
 }

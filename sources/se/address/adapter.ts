@@ -3,8 +3,9 @@ import { readGeoPackageLayer, rawAttributes } from '../../formats/geopackage-inp
 import { inboxPath } from '../../inbox.js';
 import type { GeoPackageFeature } from '../../formats/geopackage.js';
 import { transformTo } from '../../geo/reproject.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
-import { coveringCadastreSql, relinkScope } from '../covering-property.js';
+import { countLiveRows, type TableMerge } from '../../publish/merge-table.js';
+import { publishInto } from '../../publish/single-table.js';
+import { coveringCadastreSql } from '../covering-property.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from '../geopackage-values.js';
 import { stagedMunicipalities } from '../../input-scope.js';
 
@@ -158,11 +159,6 @@ export const seAddress: SourceAdapter = {
   keyColumns: ['address_id'],
   parse: (input, context) => readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS }, addressRecord),
   countLive: (client, scope) => countLiveRows(client, 'address', scope),
-  async publish({ client, stagingTable, runId }, scope) {
-    const counts = await mergeTable(client, stagingTable, ADDRESS_MERGE, scope, runId);
-    // Unchanged addresses whose covering property changed since they were written.
-    const links = await relinkScope(client, 'address', scope, runId);
-    const total = { ...counts, updated: counts.updated + links.updated };
-    return { ...total, tables: { address: total } };
-  },
+  // The rows it writes are linked as they are written; the cadastre's publish re-links the rest.
+  publish: publishInto(ADDRESS_MERGE),
 };

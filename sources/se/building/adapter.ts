@@ -7,7 +7,7 @@ import { multiPolygonEwkt } from '../../geo/ewkt.js';
 import { planarArea } from '../../geo/planar-area.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
-import { coveringCadastreSql, coveringParcelSql, relinkScope } from '../covering-property.js';
+import { coveringCadastreSql, coveringParcelSql } from '../covering-property.js';
 import { isoTimestamp, text, wholeNumber } from '../geopackage-values.js';
 import { stagedMunicipalities } from '../../input-scope.js';
 
@@ -167,11 +167,9 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
   );
   await client.query(`CREATE INDEX ON se_building_dissolved (building_id)`);
   await client.query(`ANALYZE se_building_dissolved`);
+  // The buildings it writes are linked as they are written; the cadastre's publish re-links the rest.
   const counts = await mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId);
-  // Unchanged buildings whose covering property changed since they were written.
-  const links = await relinkScope(client, 'building', scope, runId);
-  const total = { ...counts, updated: counts.updated + links.updated };
-    return { ...total, tables: { building: total } };
+  return { ...counts, tables: { building: counts } };
 }
 
 export const seBuilding: SourceAdapter = {

@@ -11,7 +11,7 @@ import { relinkChangedParcels } from '../../publish/parcel-links.js';
 import { stepTimer } from '../../publish/step-timer.js';
 import { isUnitCode, normalBlock, parseEtikett, seCadastreId, seDesignation, SeDesignationError, typeOfBlock } from '../cadastre-id.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from '../geopackage-values.js';
-import { changedParcels, relinkAfterCadastre } from '../covering-property.js';
+import { changedParcels, collectReplacedParcels, relinkAfterCadastre } from '../covering-property.js';
 import { stagedMunicipalities } from '../../input-scope.js';
 
 /**
@@ -159,6 +159,8 @@ const PROPERTY_MERGE: TableMerge = {
 
 async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
+  // The parcels the merge will replace or remove, as they are now: rows under them re-link too.
+  await timed('replaced_parcels', () => collectReplacedParcels(client, stagingTable, scope));
   const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId));
   // Each area links to its one property; the first area (område 1) is the main parcel.
   const links = await timed('parcel_property', () =>
@@ -187,7 +189,7 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
   });
 
   // Addresses and buildings on changed parcels follow their property (see covering-property.ts).
-  const changed = await timed('changed_parcels', () => changedParcels(client, runId, parcels.inserted + parcels.updated));
+  const changed = await timed('changed_parcels', () => changedParcels(client, runId, parcels));
   const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', changed));
   const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', changed));
 

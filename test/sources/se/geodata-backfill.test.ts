@@ -12,6 +12,7 @@ import { transformTo } from '../../../sources/geo/reproject.js';
 import { seAddress } from '../../../sources/se/address/adapter.js';
 import { seBuilding } from '../../../sources/se/building/adapter.js';
 import { seCadastre } from '../../../sources/se/cadastre/adapter.js';
+import { coveringCadastreSql } from '../../../sources/se/covering-property.js';
 import { typeOfBlock } from '../../../sources/se/cadastre-id.js';
 import { lookupCoordinate } from '../../../store/coordinate-lookup.js';
 import { NightChannel, planNight } from '../../../sample/night.js';
@@ -179,6 +180,36 @@ describe('Swedish GeoPackage registers through the worker', () => {
     const restored = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-cadastre', input: file(seCadastre.inputFileName), force: true });
     expect(sourceOf(restored, 'se-cadastre').outcome).toBe('published');
     expect(await links('address', renamed.addresses.map((a) => a.objektidentitet), 'address_id')).toEqual([renamed.cadastreId]);
+  });
+
+  it('re-links the addresses and buildings under a parcel the cadastre removes, though their property keeps its other areas', async () => {
+    // Rows each name the property the coordinate lookup resolves at their point, or none.
+    const staleLinks = async () =>
+      (await pipeline.pool.query(
+        `SELECT 'address' AS kind, address_id AS id FROM address live WHERE country = 'SE' AND cadastre_id IS DISTINCT FROM ${coveringCadastreSql('live.geom')}
+         UNION ALL
+         SELECT 'building', building_id FROM building live WHERE country = 'SE' AND cadastre_id IS DISTINCT FROM ${coveringCadastreSql('live.location')}`,
+      )).rows;
+    expect(await staleLinks()).toEqual([]);
+    // The area a two-area property's addresses and buildings stand on, its first (sample/se/properties.ts).
+    const property = truth.find((p) => p.areas.length === 2 && p.addresses.length > 0 && p.buildings.length > 0)!;
+    const removedArea = property.areas[0].objektidentitet;
+    const changed = path.join(pipeline.dataDir, 'area-removed', seCadastre.inputFileName);
+    await mkdir(path.dirname(changed), { recursive: true });
+    await copyFile(file(seCadastre.inputFileName), changed);
+    const db = new Database(changed);
+    db.prepare(`DELETE FROM registerenhetsomradesyta WHERE objektidentitet = ?`).run(removedArea);
+    db.close();
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-cadastre', input: changed });
+    expect(sourceOf(summary, 'se-cadastre')).toMatchObject({ outcome: 'published', deleted: 1 });
+    // The rows on the removed area lie on no parcel now; the address and building files did not change.
+    const links = await pipeline.pool.query(`SELECT DISTINCT cadastre_id FROM address WHERE country = 'SE' AND address_id = ANY($1)`, [property.addresses.map((a) => a.objektidentitet)]);
+    expect(links.rows).toEqual([{ cadastre_id: null }]);
+    expect(await staleLinks()).toEqual([]);
+
+    const restored = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-cadastre', input: file(seCadastre.inputFileName), force: true });
+    expect(sourceOf(restored, 'se-cadastre')).toMatchObject({ outcome: 'published', inserted: 1 });
+    expect(await staleLinks()).toEqual([]);
   });
 
   it('changes nothing on a second identical run: unchanged, and zero changes when forced', async () => {
