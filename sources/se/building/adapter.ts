@@ -92,10 +92,20 @@ async function repairBuildings(context: StagingContext) {
   const covering = (point: string) => coveringParcelSql(point, 'p.municipality_code AS parcel_municipality_code');
   // Not a parsed column: derived from another register, so kept out of the row hash.
   await client.query(`ALTER TABLE ${stagingTable} ADD COLUMN IF NOT EXISTS cadastre_id text`);
+  // A one-part building whose footprint is live unchanged keeps its live link, which the
+  // cadastre's publish keeps true (covering-property.ts), and its property's municipality: on a
+  // night most parts skip the point-in-parcel test.
+  await client.query(
+    `UPDATE ${stagingTable} s SET cadastre_id = live.cadastre_id, municipality_code = coalesce(s.municipality_code, pr.municipality_code)
+     FROM building live JOIN property_register pr ON pr.country = 'SE' AND pr.cadastre_id = live.cadastre_id
+     WHERE live.country = 'SE' AND live.building_id = s.building_id AND live.geom = ST_Multi(s.geom)
+       AND NOT EXISTS (SELECT 1 FROM ${stagingTable} other WHERE other.building_id = s.building_id AND other.src_pos <> s.src_pos)`,
+  );
   await client.query(
     `UPDATE ${stagingTable} s SET (cadastre_id, municipality_code) = (
        SELECT c.cadastre_id, coalesce(s.municipality_code, c.parcel_municipality_code)
-       FROM (SELECT) AS one LEFT JOIN LATERAL ${covering('ST_PointOnSurface(s.geom)')} c ON true)`,
+       FROM (SELECT) AS one LEFT JOIN LATERAL ${covering('ST_PointOnSurface(s.geom)')} c ON true)
+     WHERE s.cadastre_id IS NULL`,
   );
   await client.query(
     `UPDATE ${stagingTable} s SET municipality_code =

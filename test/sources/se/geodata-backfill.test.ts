@@ -279,4 +279,45 @@ describe('Swedish GeoPackage registers through the worker', () => {
     expect(night.updated).toBeLessThanOrEqual(redrawn);
     expect(await liveCount()).toBe(before + added - removed);
   });
+  it('publishes on a changed night what a first load of the same night\'s files publishes', async () => {
+    // Night 3 of the same sample: parcels, addresses and buildings changed, added and removed together.
+    const later = planSwedishSample(COUNT, SEED);
+    later.night = planNight(later.seedHash, NightChannel.sweden, COUNT, 3);
+    const dir = path.join(pipeline.dataDir, 'night-3-all');
+    await mkdir(dir, { recursive: true });
+    const context = { seed: SEED, parcels: COUNT, plan: undefined as never, sePlan: later };
+    writeSeCadastreGpkg({ ...context, path: path.join(dir, seCadastre.inputFileName) });
+    writeSeAddressGpkg({ ...context, path: path.join(dir, seAddress.inputFileName) });
+    writeSeBuildingGpkg({ ...context, path: path.join(dir, seBuilding.inputFileName) });
+    // What a user reads: every row's key and content, without the run and time it was written.
+    const published = async () => {
+      const digest: Record<string, string> = {};
+      for (const [table, columns] of Object.entries({
+        parcel: 'parcel_id, municipality_code, geom, area_m2, row_hash',
+        parcel_property: 'parcel_id, cadastre_id, is_main_parcel',
+        property_register: 'cadastre_id, register_ref, designation, municipality_code, area_m2, plot_count, row_hash',
+        address: 'address_id, cadastre_id, municipality_code, address_text, geom, row_hash',
+        building: 'building_id, cadastre_id, municipality_code, geom, location, footprint_m2, row_hash',
+      })) {
+        const result = await pipeline.pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(r::text, '|' ORDER BY r::text), '')) AS md5 FROM (SELECT ${columns} FROM ${table} WHERE country = 'SE') r`);
+        digest[table] = `${result.rows[0].n}:${result.rows[0].md5}`;
+      }
+      return digest;
+    };
+    const load = async (force: boolean) => {
+      for (const source of [seCadastre, seAddress, seBuilding]) {
+        const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: source.id, input: path.join(dir, source.inputFileName), force });
+        // The previous test already published this building file: unchanged then.
+        expect(force ? ['published'] : ['published', 'unchanged']).toContain(sourceOf(summary, source.id).outcome);
+      }
+    };
+    // The real Lantmäteriet buildings of the first test lie in a municipality the sample's files do not cover.
+    const sampleBuildings = [...truth, ...propertiesOfSwedishPlan(later)].flatMap((p) => p.buildings.map((b) => b.objektidentitet));
+    await pipeline.pool.query(`DELETE FROM building WHERE country = 'SE' AND NOT building_id = ANY($1)`, [sampleBuildings]);
+    await load(false);
+    const night = await published();
+    for (const table of ['building', 'address', 'parcel_property', 'parcel', 'property_register']) await pipeline.pool.query(`DELETE FROM ${table} WHERE country = 'SE'`);
+    await load(true);
+    expect(await published()).toEqual(night);
+  });
 });
