@@ -1,10 +1,11 @@
-import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
+import { getPool, withTransaction } from '../lib/db.js';
 import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import { getSource } from '../sources/registry.js';
 import type { ChangeCounts } from '../lib/domain/change-counts.js';
 import type { ValidatedSnapshot } from './types.js';
 import { assertStagingIntact, stagingTableName } from './staging-table.js';
 import { withHeartbeat } from './heartbeat.js';
+import { analyzeStaleTables } from './stale-statistics.js';
 import { recordDuration } from './ledger.js';
 import { lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
 
@@ -24,7 +25,7 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
   const started = performance.now();
   const source = getSource(request.sourceId);
   const { stagingTable, scope } = request.snapshot;
-  let tablesChanged: string[] = [];
+  let tablesChanged: Record<string, ChangeCounts> = {};
   const counts = await withTransaction(getPool(), async (client) => {
     // One publisher per source at a time, whatever the number of workers. (finished_at below is
     // clock_timestamp(): now() would be the start of this long transaction.)
@@ -50,13 +51,13 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
       counts: merged,
       details: { tables: merged.tables, scope, publishStepsMs: merged.stepsMs ?? {} },
     });
-    tablesChanged = Object.entries(merged.tables).filter(([, c]) => c.inserted + c.updated + c.deleted > 0).map(([table]) => table);
+    tablesChanged = merged.tables;
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
   });
   await dropStaging(request);
-  // A publish that changed rows leaves the planner's statistics stale until autovacuum comes by;
-  // after a large load a coordinate lookup could pick a plan that scans a whole index.
-  for (const table of tablesChanged) await getPool().query(`ANALYZE ${quoteIdent(table)}`);
+  // A publish that changed much of a table leaves the planner's statistics stale until autovacuum
+  // comes by; after a large load a coordinate lookup could pick a plan that scans a whole index.
+  await analyzeStaleTables(getPool(), tablesChanged);
   // The whole phase, COMMIT and statistics included (an idempotent retry records its own).
   await recordDuration(request.runId, source.id, 'publish', performance.now() - started);
   return counts;
