@@ -7,6 +7,7 @@ import { multiPolygonEwkt } from '../../geo/ewkt.js';
 import { planarArea } from '../../geo/planar-area.js';
 import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
 import { repairInvalidPolygons } from '../../publish/repair-polygons.js';
+import { stepTimer } from '../../publish/step-timer.js';
 import { coveringCadastreSql, coveringParcelSql } from '../covering-property.js';
 import { isoTimestamp, text, wholeNumber } from '../geopackage-values.js';
 import { stagedMunicipalities } from '../../input-scope.js';
@@ -156,9 +157,10 @@ const PART_CONTENT_HASH = `md5(ROW(s.building_id, s.municipality_code, s.buildin
   s.house_number, s.purposes, s.geom, s.area_m2, s.source_srid, s.source_updated_at)::text)`;
 
 async function publishBuildings({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+  const { timed, steps } = stepTimer();
   // One row per building: the first part's attributes, the parts' union as the footprint
   // (touching parts become one polygon), the area measured in SWEREF 99 TM.
-  await client.query(
+  await timed('dissolve', () => client.query(
     `CREATE TEMP TABLE se_building_dissolved ON COMMIT DROP AS
      SELECT first.building_id, first.municipality_code, first.building_type_code, first.building_type_name, first.is_main_building,
             first.house_number, first.purposes, first.source_updated_at, first.source_srid, parts.geom, parts.row_hash,
@@ -174,12 +176,14 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
        FROM ${stagingTable} s GROUP BY s.building_id
      ) parts
      JOIN (SELECT DISTINCT ON (building_id) * FROM ${stagingTable} ORDER BY building_id, src_pos) first USING (building_id)`,
-  );
-  await client.query(`CREATE INDEX ON se_building_dissolved (building_id)`);
-  await client.query(`ANALYZE se_building_dissolved`);
+  ));
+  await timed('dissolved_index', async () => {
+    await client.query(`CREATE INDEX ON se_building_dissolved (building_id)`);
+    await client.query(`ANALYZE se_building_dissolved`);
+  });
   // The buildings it writes are linked as they are written; the cadastre's publish re-links the rest.
-  const counts = await mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId);
-  return { ...counts, tables: { building: counts } };
+  const counts = await timed('building', () => mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId));
+  return { ...counts, tables: { building: counts }, stepsMs: steps };
 }
 
 export const seBuilding: SourceAdapter = {
