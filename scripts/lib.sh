@@ -425,7 +425,10 @@ _np_temporal_start() {
     --sqlite-pragma journal_mode=WAL --sqlite-pragma synchronous=OFF
     --dynamic-config-value frontend.enableUpdateWorkflowExecution=true
     --dynamic-config-value frontend.enableUpdateWorkflowExecutionAsyncAccepted=true
-    --dynamic-config-value frontend.enableServerVersionCheck=false)
+    --dynamic-config-value frontend.enableServerVersionCheck=false
+    # One history shard reads its transfer queue 20 times a second by default: every task then
+    # waited for the next 50 ms tick (lib/temporal/dev-server.ts DISPATCH_WITHOUT_DELAY).
+    --dynamic-config-value history.transferProcessorMaxPollRPS=1000)
   for sa in "${_NP_SEARCH_ATTRIBUTES[@]}"; do
     args+=(--search-attribute "$sa")
   done
