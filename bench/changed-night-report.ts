@@ -141,7 +141,9 @@ export function renderNightSection(run: NightBenchRun): string {
   lines.push(
     `Machine: ${run.machine.cpuModel}, ${run.machine.cores} cores, ${Math.round(run.machine.memoryGiB)} GiB, PostgreSQL ${run.machine.postgres} at its installed settings. ` +
       `**Load average** before ${run.loadAverage.before}, after ${run.loadAverage.after}; 1-minute figure during the run median ${run.loadAverage.median.toFixed(1)}, max ${run.loadAverage.max.toFixed(1)}. ` +
-      `The machine was shared with other sessions' work while this ran: on ${run.machine.cores} cores a load above ${run.machine.cores} means the figures include waiting for the CPU, ` +
+      (run.loadAverage.median > run.machine.cores
+        ? `The machine was shared with other work while this ran: on ${run.machine.cores} cores a load above ${run.machine.cores} means the figures include waiting for the CPU, `
+        : `The machine was quiet (median load within its ${run.machine.cores} cores; the benchmark's own worker, PostgreSQL and Temporal server make up most of it), `) +
       'and the first load and the night of a source ran minutes apart under possibly different load.',
   );
   lines.push('');
