@@ -84,7 +84,7 @@ export interface SourceAdapter {
   zipEntry: RegExp;
   /** Columns the parser fills, in `values` order. `src_pos` and `row_hash` are added around them. */
   stagingColumns: StagingColumn[];
-  /** Columns that identify a row; duplicates are quarantined at validation. */
+  /** Columns that identify a row (`src_pos` where only the position in the file does); duplicates are quarantined at validation. */
   keyColumns: string[];
   /**
    * Reads the data file as a stream; yields rows and rejects in file order, in batches so the

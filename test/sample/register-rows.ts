@@ -8,8 +8,6 @@ import { getSource } from '../../sources/registry.js';
 export interface KeyChoice {
   /** Columns that name a row; default the source's key columns. */
   key?: string[];
-  /** Columns left out of the comparison (a file position, which every removal above shifts). */
-  ignore?: string[];
 }
 
 /**
@@ -24,14 +22,13 @@ export async function rowsByKey(sourceId: string, file: string, choice: KeyChoic
     return at;
   };
   const keyAt = (choice.key ?? source.keyColumns).map(columnAt);
-  const ignored = new Set((choice.ignore ?? []).map(columnAt));
   const input = await openInput(file, source.zipEntry);
   const rows = new Map<string, string[]>();
   for await (const batch of source.parse(input.stream, { fileName: input.fileName, artifactPath: file })) {
     for (const record of batch) {
       if (record.kind !== 'row') continue;
       const key = JSON.stringify(keyAt.map((at) => record.values[at]));
-      const row = JSON.stringify(record.values.filter((_, at) => !ignored.has(at)));
+      const row = JSON.stringify(record.values);
       const same = rows.get(key);
       if (same) same.push(row);
       else rows.set(key, [row]);

@@ -65,7 +65,6 @@ function partRecord(feature: GeoPackageFeature, municipality: string | null): Pa
     return reject((error as Error).message);
   }
   const values: CellValue[] = [
-    feature.position,
     id,
     municipality,
     typeNumber === null ? null : String(typeNumber),
@@ -147,14 +146,14 @@ const BUILDING_MERGE: TableMerge = {
 };
 
 /**
- * A part's content without its feature id. The staged row hash covers `part_id`, the fid: a
- * file written again after one building is removed numbers every later row one lower, and a
- * building hash over fids then rewrote every Swedish building on a changed night (395,204 of
- * 400,145 at 0.05 x national, BENCHMARKS.md `changed-night`). Taken after the repair, so a
- * part's municipality and repaired footprint count too.
+ * A building's hash: its parts' staged hashes (their parsed content; a part's position in the
+ * file is not a column, so a file written again after one building is removed, which numbers
+ * every later row one lower, hashes the same) and each part's municipality, which the repair
+ * may have taken from the parcel under it. The hash was once taken over each part's columns,
+ * geometry as text included, in SQL: 2 of the 7.6 s a changed night's dissolve took at
+ * 0.05 x national (400,000 parts). The first publish after that change rewrote every building.
  */
-const PART_CONTENT_HASH = `md5(ROW(s.building_id, s.municipality_code, s.building_type_code, s.building_type_name, s.is_main_building,
-  s.house_number, s.purposes, s.geom, s.area_m2, s.source_srid, s.source_updated_at)::text)`;
+const PART_HASH = `s.row_hash::text || ':' || coalesce(s.municipality_code, '')`;
 
 async function publishBuildings({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
@@ -172,7 +171,7 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
        SELECT s.building_id, count(*) AS count,
               CASE WHEN count(*) = 1 THEN ST_Multi((array_agg(s.geom))[1])
                    ELSE ST_Multi(ST_CollectionExtract(ST_UnaryUnion(ST_Collect(s.geom)), 3)) END AS geom,
-              md5(string_agg(${PART_CONTENT_HASH}, ',' ORDER BY s.src_pos))::uuid AS row_hash
+              md5(string_agg(${PART_HASH}, ',' ORDER BY s.src_pos))::uuid AS row_hash
        FROM ${stagingTable} s GROUP BY s.building_id
      ) parts
      JOIN (SELECT DISTINCT ON (building_id) * FROM ${stagingTable} ORDER BY building_id, src_pos) first USING (building_id)`,
@@ -201,7 +200,6 @@ export const seBuilding: SourceAdapter = {
   dependsOn: ['se-cadastre'],
   zipEntry: /\.gpkg$/i,
   stagingColumns: [
-    { name: 'part_id', type: 'bigint' },
     { name: 'building_id', type: 'text' },
     { name: 'municipality_code', type: 'text' },
     { name: 'building_type_code', type: 'text' },
@@ -214,7 +212,9 @@ export const seBuilding: SourceAdapter = {
     { name: 'source_srid', type: 'integer' },
     { name: 'source_updated_at', type: 'timestamp' },
   ],
-  keyColumns: ['part_id'],
+  // A part is named by its position in the file: the layer's fid. Parts of one building share
+  // its objektidentitet; the publish dissolves them.
+  keyColumns: ['src_pos'],
   parse: (input, context) => {
     const municipality = municipalityOfFile(context.fileName);
     return readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS, optionalColumns: OPTIONAL_COLUMNS }, (feature) => partRecord(feature, municipality));
