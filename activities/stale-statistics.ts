@@ -2,6 +2,9 @@ import type pg from 'pg';
 import { quoteIdent } from '../lib/db.js';
 import type { ChangeCounts } from '../lib/domain/change-counts.js';
 
+/** The share of a table's rows a publish must change for its statistics to count as stale. */
+const STALE_SHARE = 0.1;
+
 /**
  * After a publish: ANALYZE the live tables whose statistics it made stale, those it changed by
  * at least a tenth of their rows (autovacuum's own default, autovacuum_analyze_scale_factor) or
@@ -11,8 +14,6 @@ import type { ChangeCounts } from '../lib/domain/change-counts.js';
  * same 30,000 rows whatever changed: on a changed night of se-cadastre, which writes five
  * tables, it cost about 2.6 s of a 9.6 s publish at 0.05 x national.
  */
-export const STALE_SHARE = 0.1;
-
 export async function analyzeStaleTables(pool: pg.Pool, tables: Record<string, ChangeCounts>): Promise<string[]> {
   const changed = Object.entries(tables)
     .map(([table, counts]) => ({ table, changes: counts.inserted + counts.updated + counts.deleted }))

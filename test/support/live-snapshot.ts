@@ -17,10 +17,16 @@ export async function liveDigest(pool: pg.Pool): Promise<Record<string, string>>
   return tablesDigest(pool, relations.rows.map((row) => row.name));
 }
 
-/** Count and md5 over every row of one table (of one country, when given): equal digests mean nothing was written. */
-export async function tableDigest(pool: pg.Pool, table: string, country?: string): Promise<string> {
+/**
+ * Count and md5 over every row of one table (of one country, when given): equal digests mean
+ * nothing was written. With `columns`, over those columns only (e.g. without the run and time a
+ * row was written, to compare what two different runs published).
+ */
+export async function tableDigest(pool: pg.Pool, table: string, country?: string, columns?: string): Promise<string> {
+  const where = country ? ' WHERE country = $1' : '';
+  const rows = columns ? `(SELECT ${columns} FROM ${table}${where})` : `${table}`;
   const result = await pool.query(
-    `SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${table} t${country ? ' WHERE country = $1' : ''}`,
+    `SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS md5 FROM ${rows} t${columns ? '' : where}`,
     country ? [country] : [],
   );
   return `${result.rows[0].n}:${result.rows[0].md5}`;

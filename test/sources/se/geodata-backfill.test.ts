@@ -20,7 +20,7 @@ import { planSwedishSample, propertiesOfSwedishPlan, type SeSampleProperty } fro
 import { writeSeAddressGpkg, writeSeBuildingGpkg, writeSeCadastreGpkg } from '../../../sample/se/write-geopackages.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, runRefresh, sourceOf } from '../../support/runs.js';
-import { tablesDigest } from '../../support/live-snapshot.js';
+import { tableDigest, tablesDigest } from '../../support/live-snapshot.js';
 import { REAL_SE_MUNICIPALITIES_GPKG } from '../../support/real-data.js';
 import { realByggnadGpkg } from './gpkg-support.js';
 
@@ -299,8 +299,7 @@ describe('Swedish GeoPackage registers through the worker', () => {
         address: 'address_id, cadastre_id, municipality_code, address_text, geom, row_hash',
         building: 'building_id, cadastre_id, municipality_code, geom, location, footprint_m2, row_hash',
       })) {
-        const result = await pipeline.pool.query(`SELECT count(*) AS n, md5(coalesce(string_agg(r::text, '|' ORDER BY r::text), '')) AS md5 FROM (SELECT ${columns} FROM ${table} WHERE country = 'SE') r`);
-        digest[table] = `${result.rows[0].n}:${result.rows[0].md5}`;
+        digest[table] = await tableDigest(pipeline.pool, table, 'SE', columns);
       }
       return digest;
     };
