@@ -3,10 +3,12 @@ import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import { getSource } from '../sources/registry.js';
 import type { ChangeCounts } from '../lib/domain/change-counts.js';
 import type { ValidatedSnapshot } from './types.js';
-import { assertStagingIntact, stagingTableName } from './staging-table.js';
+import { assertStagingIntact, dropStagingTables } from './staging-table.js';
 import { withHeartbeat } from './heartbeat.js';
 import { analyzeStaleTables } from './stale-statistics.js';
+import { assertIncrementBase, assertRecordsIntact, collectRemovedKeys, recordPublishedLines } from './line-records.js';
 import { recordDuration } from './ledger.js';
+import { stepTimer } from '../sources/publish/step-timer.js';
 import { lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
 
 /**
@@ -41,15 +43,24 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     // Only what was validated is merged: after a database restart the staging table may be
     // empty, and merging it would delete every live row in scope. Nothing else writes it now.
     await assertStagingIntact(client, stagingTable, request.snapshot.fingerprint);
-    const context = { client, stagingTable, runId: request.runId, sourceId: source.id };
+    const { lineRecords } = request.snapshot;
+    if (lineRecords) {
+      await assertRecordsIntact(client, lineRecords);
+      await assertIncrementBase(client, { sourceId: source.id, runId: request.runId, stagingTable, records: lineRecords });
+    }
+    // The line-record steps are timed beside the adapter's own (publishStepsMs).
+    const { timed, steps } = stepTimer();
+    const removedKeys = lineRecords?.increment ? await timed('removed_keys', () => collectRemovedKeys(client, source, stagingTable, lineRecords)) : undefined;
+    const context = { client, stagingTable, runId: request.runId, sourceId: source.id, removedKeys };
     const merged = request.snapshot.increment && source.increment
       ? await source.increment.publishChanges(context, ledger?.position ?? {})
       : await source.publish(context, scope);
+    if (lineRecords) await timed('line_hashes', () => recordPublishedLines(client, source, stagingTable, lineRecords, scope));
     await markSourceRunPublished(client, {
       runId: request.runId,
       sourceId: source.id,
       counts: merged,
-      details: { tables: merged.tables, scope, publishStepsMs: merged.stepsMs ?? {} },
+      details: { tables: merged.tables, scope, publishStepsMs: { ...merged.stepsMs, ...steps } },
     });
     tablesChanged = merged.tables;
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
@@ -65,5 +76,5 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
 
 /** Removes a source run's staging table (after publishing, or when the run failed). */
 export async function dropStaging(request: { runId: string; sourceId: string }): Promise<void> {
-  await getPool().query(`DROP TABLE IF EXISTS ${stagingTableName(request.sourceId, request.runId)}`);
+  await dropStagingTables(getPool(), request.sourceId, request.runId);
 }

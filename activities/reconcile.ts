@@ -3,7 +3,7 @@ import { getPool } from '../lib/db.js';
 import { connectClient } from '../lib/temporal/connection.js';
 import { failRunningSourceRuns, openRuns } from '../lib/run-ledger.js';
 import { finishRun } from './ledger.js';
-import { stagingTableName } from './staging-table.js';
+import { dropStagingTables } from './staging-table.js';
 
 export interface AbandonedRun {
   runId: string;
@@ -38,7 +38,7 @@ export async function reconcileAbandonedRuns(): Promise<AbandonedRun[]> {
       if (status === 'RUNNING') continue;
       const error = `abandoned: workflow ${run.workflowId} ended as ${status} before this source finished (nothing was published by this run after that)`;
       const sources = await failRunningSourceRuns(pool, run.runId, error);
-      for (const sourceId of sources) await pool.query(`DROP TABLE IF EXISTS ${stagingTableName(sourceId, run.runId)}`);
+      for (const sourceId of sources) await dropStagingTables(pool, sourceId, run.runId);
       await finishRun({ runId: run.runId });
       abandoned.push({ runId: run.runId, workflowId: run.workflowId, workflowStatus: status, sources });
       console.warn(`nordprop: run ${run.runId}: ${error}; closed ${sources.join(', ') || 'no source'}`);

@@ -9,6 +9,17 @@ export function stagingTableName(sourceId: string, runId: string): string {
   return `staging.${quoteIdent(name)}`;
 }
 
+/** A line-record source's run also hashes its file's lines into `staging."r_<source>_<run>"` (activities/line-records.ts). */
+export function recordsTableName(sourceId: string, runId: string): string {
+  const name = `r_${sourceId}_${runId}`.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 63);
+  return `staging.${quoteIdent(name)}`;
+}
+
+/** Drops a source run's staging tables (after publishing, or when the run failed or was abandoned). */
+export async function dropStagingTables(db: Pick<pg.Pool, 'query'>, sourceId: string, runId: string): Promise<void> {
+  await db.query(`DROP TABLE IF EXISTS ${stagingTableName(sourceId, runId)}, ${recordsTableName(sourceId, runId)}`);
+}
+
 export function createStagingSql(source: SourceAdapter, table: string): string {
   const columns = source.stagingColumns.map((column) => `${quoteIdent(column.name)} ${column.type}`);
   // UNLOGGED: a crash loses only a staging table, which a retry rebuilds anyway.

@@ -37,6 +37,20 @@ export interface Artifact {
   workerTaskQueue?: string;
 }
 
+/** A line-record source's stage (activities/line-records.ts): the run's records table and how much of the file was already live. */
+export interface LineRecords {
+  /** `staging."r_<source>_<run>"`: (line, record_hash) of every record line of the file. */
+  table: string;
+  /** Record lines in the file. */
+  total: number;
+  /** Lines the last publish had (not parsed, not staged: live keeps their rows); 0 on a full stage. */
+  unchanged: number;
+  /** Whether only changed lines were staged (the publish then merges an increment). */
+  increment: boolean;
+  /** An increment: the source's last published run when it was staged, which the increment is relative to. */
+  basedOn?: string;
+}
+
 export interface StagedSnapshot {
   stagingTable: string;
   /** pg_postmaster_start_time() while staging: a restart since then may have emptied the (UNLOGGED) table. */
@@ -44,6 +58,8 @@ export interface StagedSnapshot {
   rowsRead: number;
   rowsStaged: number;
   rowsRejected: number;
+  /** A line-record source's file hashes (activities/line-records.ts); with `increment`, staging holds its changed lines only. */
+  lineRecords?: LineRecords;
 }
 
 export interface ValidatedSnapshot extends StagedSnapshot {

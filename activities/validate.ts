@@ -3,6 +3,8 @@ import { loadConfig } from '../lib/config.js';
 import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { getSource } from '../sources/registry.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
+import { inputCoversCountry } from '../sources/input-scope.js';
+import { quarantineDuplicatesOfUnchanged } from './line-records.js';
 import type { PublishScope } from '../lib/domain/publish-scope.js';
 import { recordDuration } from './ledger.js';
 import { withHeartbeat } from './heartbeat.js';
@@ -20,8 +22,7 @@ export function validationFailure(message: string): ApplicationFailure {
  * change feed always cover the country.
  */
 export async function snapshotScope(source: SourceAdapter, input: string, stagingTable: string): Promise<PublishScope> {
-  const national = source.increment?.accepts(input) || input === source.defaultInput || source.scopeOf(input) === 'country';
-  if (national) return { country: source.country, municipalities: null };
+  if (inputCoversCountry(source, input)) return { country: source.country, municipalities: null };
   const result = await getPool().query<{ code: string }>(`SELECT DISTINCT municipality_code AS code FROM ${stagingTable} ORDER BY 1`);
   return { country: source.country, municipalities: result.rows.map((row) => row.code) };
 }
@@ -76,6 +77,8 @@ async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
 
   await assertStagedOnThisServerStart(request.staged);
   await quarantineDuplicates(source, stagingTable, request.runId);
+  const lineRecords = request.staged.lineRecords;
+  if (lineRecords) await quarantineDuplicatesOfUnchanged(pool, source, stagingTable, lineRecords, request.runId);
   let rowsRepaired = 0;
   if (source.repairStaged) {
     const client = await pool.connect();
@@ -93,17 +96,19 @@ async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
     [request.runId, source.id],
   );
   const { staged, rejected } = counts.rows[0];
-  const read = staged + rejected;
+  // An increment's unchanged lines stay live: they count as rows of the snapshot.
+  const unchanged = lineRecords?.unchanged ?? 0;
+  const read = staged + rejected + unchanged;
   const scope = await snapshotScope(source, request.input, stagingTable);
   // An increment holds only what changed: there is no snapshot to compare with live.
   const increment = source.increment?.accepts(request.input) ?? false;
   const client = await pool.connect();
   const liveRows = await source.countLive(client, scope, stagingTable).finally(() => client.release());
   await recordDuration(request.runId, source.id, 'validate', performance.now() - started, {
-    rows_read: read, rows_staged: staged, rows_rejected: rejected, rows_repaired: rowsRepaired,
+    rows_read: read, rows_staged: staged, rows_rejected: rejected, rows_repaired: rowsRepaired, ...(lineRecords ? { rows_unchanged: unchanged } : {}),
   });
 
-  if (staged === 0) throw validationFailure(`no rows could be staged from ${read} read`);
+  if (staged + unchanged === 0) throw validationFailure(`no rows could be staged from ${read} read`);
   const rejectRate = read ? rejected / read : 0;
   if (rejectRate > config.maxRejectRate) {
     throw validationFailure(
@@ -111,9 +116,9 @@ async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
     );
   }
   const floor = Math.ceil(liveRows * (1 - config.maxRowDrop));
-  if (!request.force && !increment && staged < floor) {
+  if (!request.force && !increment && staged + unchanged < floor) {
     throw validationFailure(
-      `snapshot has ${staged} rows against ${liveRows} live (${(((liveRows - staged) / liveRows) * 100).toFixed(1)}% fewer, over the ${(config.maxRowDrop * 100).toFixed(0)}% limit); rerun with --force if the drop is real`,
+      `snapshot has ${staged + unchanged} rows against ${liveRows} live (${(((liveRows - staged - unchanged) / liveRows) * 100).toFixed(1)}% fewer, over the ${(config.maxRowDrop * 100).toFixed(0)}% limit); rerun with --force if the drop is real`,
     );
   }
   // What the publish must find in staging, inside its transaction, to merge it.

@@ -22,6 +22,7 @@ interface SourceRunRow {
   rows_staged: number;
   rows_rejected: number;
   rows_repaired: number;
+  rows_unchanged: number | null;
   inserted: number;
   updated: number;
   deleted: number;
@@ -29,7 +30,7 @@ interface SourceRunRow {
   duration_ms: number;
 }
 
-const SOURCE_RUN_COLUMNS = `run_id, source_id, outcome, rows_read, rows_staged, rows_rejected, rows_repaired, inserted, updated, deleted, error,
+const SOURCE_RUN_COLUMNS = `run_id, source_id, outcome, rows_read, rows_staged, rows_rejected, rows_repaired, rows_unchanged, inserted, updated, deleted, error,
   extract(epoch FROM coalesce(finished_at, now()) - started_at) * 1000 AS duration_ms`;
 
 function toSummary(row: SourceRunRow): SourceRunSummary {
@@ -45,6 +46,7 @@ function toSummary(row: SourceRunRow): SourceRunSummary {
     updated: row.updated,
     deleted: row.deleted,
     durationMs: Math.round(row.duration_ms),
+    ...(row.rows_unchanged !== null ? { rowsUnchanged: Number(row.rows_unchanged) } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
 }
@@ -264,6 +266,15 @@ export async function lastChangesDigest(db: Db, country: Country, dependencyLedg
 // ---- What the commands and the ops console read
 
 /** Whether the ledger has any entry of this source (or derived dataset). */
+/** The source's last published run: publishes of a source are serialized, so the latest to finish. */
+export async function lastPublishedRun(db: Db, sourceId: string): Promise<string | undefined> {
+  const result = await db.query<{ run_id: string }>(
+    `SELECT run_id FROM source_run WHERE source_id = $1 AND outcome = 'published' ORDER BY finished_at DESC LIMIT 1`,
+    [sourceId],
+  );
+  return result.rows[0]?.run_id;
+}
+
 export async function sourceHasRuns(db: Db, sourceId: string): Promise<boolean> {
   return Boolean((await db.query(`SELECT 1 FROM source_run WHERE source_id = $1 LIMIT 1`, [sourceId])).rowCount);
 }

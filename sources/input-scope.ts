@@ -4,7 +4,7 @@
  * whole country (activities/validate.ts).
  */
 import path from 'node:path';
-import type { InputScope } from './source-adapter.js';
+import type { InputScope, SourceAdapter } from './source-adapter.js';
 
 /** The register has no regional extracts: every input is the whole country. */
 export function wholeCountry(): InputScope {
@@ -24,4 +24,9 @@ export function stagedMunicipalities(): InputScope {
  */
 export function nationalByFileName(input: string): InputScope {
   return /(^|[_\-/])0000_/.test(path.basename(input)) ? 'country' : 'staged-municipalities';
+}
+
+/** Whether a run of `source` on `input` replaces the whole country: by its rule, or as its national download or change feed. */
+export function inputCoversCountry(source: SourceAdapter, input: string): boolean {
+  return !!source.increment?.accepts(input) || input === source.defaultInput || source.scopeOf(input) === 'country';
 }

@@ -47,6 +47,13 @@ export interface StagingContext {
   stagingTable: string;
   runId: string;
   sourceId: string;
+  /**
+   * Set when the staging table holds only the records that changed since the source's last
+   * publish (a line-record source's night, see `lineRecords`): the table of the keys whose
+   * records are gone from the file (its columns are the source's key columns, as staged). The publish removes those live rows and
+   * leaves every other row outside staging as it is, instead of removing what staging lacks.
+   */
+  removedKeys?: string;
 }
 
 export interface ParseContext {
@@ -91,6 +98,14 @@ export interface SourceAdapter {
    * per-row cost stays a function call rather than an await.
    */
   parse(input: Readable, context: ParseContext): AsyncIterable<ParsedRecord[]>;
+  /**
+   * Every record is one line of the file, read with readUnquotedLines (a CSV without quoted
+   * newlines, JSON Lines), and its row depends on nothing but that line and, with `header`, the
+   * file's first non-empty line. A national run then parses only the lines that changed since
+   * the source's last publish (activities/line-records.ts). Needs a publish that honours
+   * `StagingContext.removedKeys` (publishInto does) and whose live rows are one per staged row.
+   */
+  lineRecords?: { header: boolean };
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;
   /** Live rows in the scope, for the row-drop check; the staged snapshot, for a source whose files each hold one part of a table. */

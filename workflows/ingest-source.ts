@@ -80,7 +80,7 @@ async function stageAndPublish(input: IngestSourceInput, artifact: Artifact): Pr
   const { stageArtifact } = onWorker(artifact.workerTaskQueue ?? workflowInfo().taskQueue);
   for (let staging = 1; ; staging++) {
     try {
-      const staged = await stageArtifact({ runId, sourceId, artifactPath: artifact.artifactPath });
+      const staged = await stageArtifact({ runId, sourceId, artifactPath: artifact.artifactPath, input: artifact.input, force: input.force });
       const snapshot = await validateStaged({ runId, sourceId, input: artifact.input, staged, force: input.force });
       await publishStaged({ runId, sourceId, snapshot });
       return;

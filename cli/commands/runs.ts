@@ -176,7 +176,7 @@ export async function showRun(runId: string, options: { json: boolean; rejects: 
   console.log(`  alert: ${alert.state}${alert.detail ? ` (${alert.detail})` : ''}`);
   printTable(
     detail.sources.map((s) => ({
-      source: s.sourceId, outcome: s.outcome, read: s.rowsRead, staged: s.rowsStaged, rejected: s.rowsRejected, repaired: s.rowsRepaired,
+      source: s.sourceId, outcome: s.outcome, read: s.rowsRead, unchanged: s.rowsUnchanged ?? '', staged: s.rowsStaged, rejected: s.rowsRejected, repaired: s.rowsRepaired,
       inserted: s.inserted, updated: s.updated, deleted: s.deleted, duration: formatDuration(s.durationMs),
       ...(wait.known ? { queued: 'workerWaitMs' in s && s.workerWaitMs !== undefined ? formatDuration(s.workerWaitMs) : '' } : {}),
     })),

@@ -15,6 +15,8 @@ export interface SourceRunSummary extends ChangeCounts {
   rowsStaged: number;
   rowsRejected: number;
   rowsRepaired: number;
+  /** A line-record source: rows read that had not changed since its last publish (not staged). */
+  rowsUnchanged?: number;
   durationMs: number;
   error?: string;
 }

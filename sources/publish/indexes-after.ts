@@ -7,7 +7,12 @@ import type pg from 'pg';
  * indexes, and readers of the (empty) table wait for the commit instead of seeing a half load.
  * Unique indexes stay: they check the rows as they come.
  */
-export async function withIndexesBuiltAfter<T>(client: pg.PoolClient, table: string, work: () => Promise<T>): Promise<T> {
+export async function withIndexesBuiltAfter<T>(
+  client: pg.PoolClient,
+  table: string,
+  work: () => Promise<T>,
+  timeBuild: (index: string, build: () => Promise<unknown>) => Promise<unknown> = (_index, build) => build(),
+): Promise<T> {
   const indexes = await client.query<{ name: string; definition: string }>(
     `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
      FROM pg_index i WHERE i.indrelid = $1::regclass AND NOT i.indisprimary AND NOT i.indisunique`,
@@ -15,7 +20,7 @@ export async function withIndexesBuiltAfter<T>(client: pg.PoolClient, table: str
   );
   for (const index of indexes.rows) await client.query(`DROP INDEX ${index.name}`);
   const result = await work();
-  for (const index of indexes.rows) await client.query(index.definition);
+  for (const index of indexes.rows) await timeBuild(index.name, () => client.query(index.definition));
   return result;
 }
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
 import { isEmpty, withIndexesBuiltAfter } from './indexes-after.js';
+import type { StepTimer } from './step-timer.js';
 
 /**
  * The one merge every single-table source needs: update the live rows whose staged hash
@@ -31,17 +32,21 @@ export async function mergeTable(
   merge: TableMerge,
   scope: PublishScope,
   runId: string,
+  options: { timer?: StepTimer; removedKeys?: string } = {},
 ): Promise<ChangeCounts> {
+  const { timer, removedKeys } = options;
   const { liveTable, keyColumn, columns } = merge;
   const names = Object.keys(columns);
-  const updated = await client.query(
+  // Each statement is a step of the ledger's publishStepsMs (`<table>.update` …) when the caller times them.
+  const timed = <T>(step: string, work: () => Promise<T>) => (timer ? timer.timed(`${liveTable}.${step}`, work) : work());
+  const updated = await timed('update', () => client.query(
     `UPDATE ${liveTable} AS live
      SET ${names.map((name) => `${name} = ${columns[name]}`).join(', ')},
          row_hash = s.row_hash, published_run_id = $2, updated_at = now()
      FROM ${stagingTable} s
      WHERE live.country = $1 AND live.${keyColumn} = s.${keyColumn} AND live.row_hash <> s.row_hash`,
     [scope.country, runId],
-  );
+  ));
   const insert = (antiJoin: boolean) =>
     client.query(
       `INSERT INTO ${liveTable} (country, ${keyColumn}, ${names.join(', ')}, row_hash, published_run_id, updated_at)
@@ -60,19 +65,22 @@ export async function mergeTable(
   // a nested loop over the heap being filled: the national Swedish property register never
   // finished); otherwise the anti-join probes live's key index.
   const inserted = firstLoad
-    ? await withIndexesBuiltAfter(client, liveTable, () => insert(false))
-    : await insert(!firstOfCountry);
+    ? await withIndexesBuiltAfter(client, liveTable, () => timed('insert', () => insert(false)), timer && ((index, build) => timed(index, build)))
+    : await timed('insert', () => insert(!firstOfCountry));
   // Into an empty table, every live row came from this snapshot: nothing to delete.
   if (firstOfCountry) return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: 0 };
   const filter = scopeFilter('live', scope, 1);
-  const removed = await withHashJoins(client, () =>
-    client.query(
-      `DELETE FROM ${liveTable} live
-       WHERE ${filter.sql}
-         AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.${keyColumn} = live.${keyColumn})`,
-      filter.params,
-    ),
-  );
+  // An increment names what it removes; a snapshot removes what it lacks.
+  const removed = await timed('delete', () => removedKeys
+    ? client.query(`DELETE FROM ${liveTable} live USING ${removedKeys} r WHERE ${filter.sql} AND live.${keyColumn} = r.${keyColumn}`, filter.params)
+    : withHashJoins(client, () =>
+      client.query(
+        `DELETE FROM ${liveTable} live
+         WHERE ${filter.sql}
+           AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.${keyColumn} = live.${keyColumn})`,
+        filter.params,
+      ),
+    ));
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: removed.rowCount ?? 0 };
 }
 

@@ -1,14 +1,16 @@
 import type { SourceAdapter, StagingColumn } from '../source-adapter.js';
 import { mergeTable, type TableMerge } from './merge-table.js';
+import { stepTimer } from './step-timer.js';
 
 /**
  * For the many sources whose rows go to exactly one live table with a plain key + row-hash
  * merge: the publish, reporting the counts under the live table's name as the ledger expects.
  */
 export function publishInto(merge: TableMerge): SourceAdapter['publish'] {
-  return async ({ client, stagingTable, runId }, scope) => {
-    const counts = await mergeTable(client, stagingTable, merge, scope, runId);
-    return { ...counts, tables: { [merge.liveTable]: counts } };
+  return async ({ client, stagingTable, runId, removedKeys }, scope) => {
+    const timer = stepTimer();
+    const counts = await mergeTable(client, stagingTable, merge, scope, runId, { timer, removedKeys });
+    return { ...counts, tables: { [merge.liveTable]: counts }, stepsMs: timer.steps };
   };
 }
 

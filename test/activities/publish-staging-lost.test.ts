@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { stageArtifact } from '../../activities/stage.js';
@@ -6,6 +8,8 @@ import { publishStaged } from '../../activities/publish.js';
 import type { StagedSnapshot, ValidatedSnapshot } from '../../activities/types.js';
 import { closePools, getPool } from '../../lib/db.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
+import { noAddress } from '../../sources/no/address/adapter.js';
+import { readZip, tempDir } from '../sample/helpers.js';
 import { createTestDatabase } from '../support/database.js';
 import { tableDigest } from '../support/live-snapshot.js';
 
@@ -26,13 +30,15 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function stageAndValidate(): Promise<{ runId: string; snapshot: ValidatedSnapshot }> {
+/** With `national`, the run is the register's national download, unforced: a night that stages only changed lines. */
+async function stageAndValidate(national = false, artifactPath = REAL_ADDRESS_ZIP): Promise<{ runId: string; snapshot: ValidatedSnapshot }> {
+  const input = national ? noAddress.defaultInput : artifactPath;
   const runId = `staging-lost-${run++}`;
   await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
   await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
   const activity = new MockActivityEnvironment();
-  const staged: StagedSnapshot = await activity.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
-  const snapshot: ValidatedSnapshot = await activity.run(validateStaged, { runId, sourceId: 'no-address', input: REAL_ADDRESS_ZIP, staged, force: true });
+  const staged: StagedSnapshot = await activity.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath, input, force: !national });
+  const snapshot: ValidatedSnapshot = await activity.run(validateStaged, { runId, sourceId: 'no-address', input, staged, force: !national });
   return { runId, snapshot };
 }
 
@@ -51,6 +57,42 @@ describe('publish of a staging table that lost its rows', () => {
     expect(await tableDigest(getPool(), 'address')).toBe(live);
     const ledger = await getPool().query(`SELECT outcome FROM source_run WHERE run_id = $1`, [second.runId]);
     expect(ledger.rows[0].outcome).toBe('running');
+  });
+
+  it('refuses a night whose line hashes were lost, which would otherwise remove every live row', async () => {
+    const first = await stageAndValidate(true);
+    await publish(first.runId, first.snapshot);
+    const live = await tableDigest(getPool(), 'address');
+
+    const night = await stageAndValidate(true);
+    expect(night.snapshot).toMatchObject({ rowsStaged: 0, lineRecords: { increment: true, total: 47, unchanged: 47 } });
+    await getPool().query(`TRUNCATE ${night.snapshot.lineRecords!.table}`);
+    await expect(publish(night.runId, night.snapshot)).rejects.toMatchObject({ type: 'StagingLost', message: expect.stringMatching(/line hashes .* hold 0 lines where 47 were hashed/) });
+    expect(await tableDigest(getPool(), 'address')).toBe(live);
+  });
+
+  it('publishes a night that another run overtook only when no line it took as unchanged was changed since', async () => {
+    const first = await stageAndValidate(true);
+    await publish(first.runId, first.snapshot);
+    const late = await stageAndValidate(true);
+    // Another run publishes the same file: every line the late run left alone is still published.
+    const same = await stageAndValidate(true);
+    await publish(same.runId, same.snapshot);
+    await publish(late.runId, late.snapshot);
+    const live = await tableDigest(getPool(), 'address');
+
+    const later = await stageAndValidate(true);
+    // Another run publishes the file without its last three lines, which the later run took as unchanged.
+    const [csvName, csv] = [...(await readZip(REAL_ADDRESS_ZIP)).entries()].find(([name]) => name.endsWith('.csv'))!;
+    const shorter = path.join(await tempDir('staging-lost'), path.basename(csvName));
+    await writeFile(shorter, csv.toString('utf8').trimEnd().split('\n').slice(0, -3).join('\n') + '\n');
+    const other = await stageAndValidate(true, shorter);
+    await publish(other.runId, other.snapshot);
+    await expect(publish(later.runId, later.snapshot)).rejects.toMatchObject({
+      type: 'StagingLost',
+      message: expect.stringMatching(new RegExp(`run ${other.runId} published no-address after this run staged its changed lines against run ${late.runId}, and changed 3 of the lines`)),
+    });
+    expect(await tableDigest(getPool(), 'address')).not.toBe(live);
   });
 
   it('refuses a staging table whose rows changed after validation', async () => {

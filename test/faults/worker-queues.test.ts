@@ -187,7 +187,8 @@ describe.skipIf(!isRoot)('two workers, each seeing only its own data folder (mou
   }, 6 * MINUTE);
 
   it('the worker holding the artifact is killed mid-stage and never comes back: the run downloads again on the other worker and publishes', async () => {
-    const run = await start('backfill', { sourceId: 'no-address', input: fileUrl(URL_RUNS) }, 'no-address');
+    // Forced, so that the stage reads the whole file (a night of these lines would parse none): there is a stage to interrupt.
+    const run = await start('backfill', { sourceId: 'no-address', input: fileUrl(URL_RUNS), force: true }, 'no-address');
     const hold = await holdStage({ pool, url: cluster.urlFor('worker_queues') }, run);
     const pending = (await client.workflow.getHandle(run.ingestWorkflowId).describe()).raw.pendingActivities ?? [];
     const stagingOn = workerQueueOfIdentity(pending.find((a) => a.activityType?.name === 'stageArtifact')?.lastWorkerIdentity ?? '', TASK_QUEUE);

@@ -38,6 +38,7 @@ export const noAddress: SourceAdapter = {
   inputFileName: 'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.zip',
   zipEntry: /\.csv$/i,
   stagingColumns: ADDRESS_STAGING_COLUMNS,
+  lineRecords: { header: true },
   keyColumns: ['address_id'],
   parse: (input, { fileName }) => readAddressCsv(input, fileName),
   countLive: (client, scope) => countLiveRows(client, 'address', scope),

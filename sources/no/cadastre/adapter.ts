@@ -79,7 +79,7 @@ async function* readTeig(input: NodeJS.ReadableStream): AsyncGenerator<ParsedRec
  */
 async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
-  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId));
+  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps } }));
   // A teig links to every unit it lists; see unitsOf for which is the main one.
   const links = await timed('parcel_property', () =>
     relinkChangedParcels(

@@ -98,6 +98,7 @@ export const noCertification: SourceAdapter = {
   inputFileName: CERTIFICATION_FILE_NAME,
   zipEntry: /\.jsonl?$/i,
   stagingColumns: CERTIFICATION_STAGING_COLUMNS,
+  lineRecords: { header: false },
   keyColumns: ['certification_id'],
   parse: (input, { fileName }) => readJsonLines<CertificationRecord>(input, { feed: 'no-certification', label: fileName, toRow: certificationRow }),
   countLive: (client, scope) => countLiveRows(client, 'certification', scope),

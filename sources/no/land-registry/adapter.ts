@@ -131,12 +131,30 @@ async function publishPersons(client: pg.PoolClient, country: string, runId: str
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: removed.rowCount ?? 0 };
 }
 
-async function publishLandRegistry({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+/**
+ * On a night that staged only the changed blad (StagingContext.removedKeys): the rows of `merge`'s
+ * live table that belong to a blad the run rewrites or removes and that its snapshot no longer
+ * has (a title holder gone from a changed blad, every transfer of a removed one).
+ */
+function replacedRows(context: StagingContext, merge: TableMerge, snapshot: string, country: string): string | undefined {
+  const { removedKeys, stagingTable } = context;
+  const { liveTable, keyColumn } = merge;
+  return removedKeys && `(
+    SELECT live.${keyColumn} FROM ${liveTable} live
+    WHERE live.country = '${country}'
+      AND live.cadastre_id IN (SELECT cadastre_id FROM ${removedKeys} UNION ALL SELECT cadastre_id FROM ${stagingTable})
+      AND NOT EXISTS (SELECT 1 FROM ${snapshot} s WHERE s.${keyColumn} = live.${keyColumn}))`;
+}
+
+async function publishLandRegistry(context: StagingContext, scope: PublishScope): Promise<MergeResult> {
+  const { client, stagingTable, runId } = context;
   const { timed, steps } = stepTimer();
   await timed('snapshot', () => snapshotTables(client, stagingTable));
   const tables: Record<string, ChangeCounts> = {};
-  tables.owner = await timed('owner', () => mergeTable(client, 'land_registry_owner', OWNER_MERGE, scope, runId));
-  tables.property_transaction = await timed('property_transaction', () => mergeTable(client, 'land_registry_transaction', TRANSACTION_MERGE, scope, runId));
+  const merge = (snapshot: string, tableMerge: TableMerge) =>
+    mergeTable(client, snapshot, tableMerge, scope, runId, { removedKeys: replacedRows(context, tableMerge, snapshot, scope.country) });
+  tables.owner = await timed('owner', () => merge('land_registry_owner', OWNER_MERGE));
+  tables.property_transaction = await timed('property_transaction', () => merge('land_registry_transaction', TRANSACTION_MERGE));
   tables.transaction_party = await timed('transaction_party', () => publishParties(client, scope.country, runId));
   tables.person = await timed('person', () => publishPersons(client, scope.country, runId));
   const total = (key: keyof ChangeCounts) => Object.values(tables).reduce((sum, counts) => sum + counts[key], 0);
@@ -169,6 +187,7 @@ export const noLandRegistry: SourceAdapter = {
   inputFileName: LAND_REGISTRY_FILE_NAME,
   zipEntry: /\.jsonl?$/i,
   stagingColumns: LAND_REGISTRY_STAGING_COLUMNS,
+  lineRecords: { header: false },
   keyColumns: ['cadastre_id'],
   parse: (input, { fileName }) => readJsonLines<Grunnboksblad>(input, { feed: 'no-land-registry', label: fileName, toRow: (record) => recordToRow(record) }),
   countLive: countLiveBlad,

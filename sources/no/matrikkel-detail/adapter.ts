@@ -277,11 +277,15 @@ async function replaceFloors({ client, stagingTable, runId }: StagingContext, sc
 }
 
 async function publishDetails(context: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const { client, stagingTable, runId } = context;
-  const details = await mergeTable(client, ofKind(stagingTable, 'bygning', 'building_number'), DETAIL_MERGE, scope, runId);
+  const { client, stagingTable, runId, removedKeys } = context;
+  // On a night that staged only changed lines, the keys of each kind whose line is gone.
+  const removedOfKind = (kind: string, key: string) => removedKeys && `(SELECT record_key AS ${key} FROM ${removedKeys} WHERE record_kind = '${kind}')`;
+  const merge = (kind: string, merge: TableMerge) =>
+    mergeTable(client, ofKind(stagingTable, kind, merge.keyColumn), merge, scope, runId, { removedKeys: removedOfKind(kind, merge.keyColumn) });
+  const details = await merge('bygning', DETAIL_MERGE);
   const floors = await replaceFloors(context, scope);
-  const sections = await mergeTable(client, ofKind(stagingTable, 'seksjon', 'cadastre_id'), SECTION_MERGE, scope, runId);
-  const units = await mergeTable(client, ofKind(stagingTable, 'bruksenhet', 'unit_id'), UNIT_MERGE, scope, runId);
+  const sections = await merge('seksjon', SECTION_MERGE);
+  const units = await merge('bruksenhet', UNIT_MERGE);
   const sum = (key: keyof ChangeCounts) => details[key] + sections[key] + units[key];
   return {
     inserted: sum('inserted'),
@@ -310,6 +314,7 @@ export const noMatrikkelDetail: SourceAdapter = {
     { name: 'cadastre_id', type: 'text' },
     { name: 'data', type: 'jsonb' },
   ],
+  lineRecords: { header: false },
   keyColumns: ['record_kind', 'record_key'],
   parse: (input) => readJsonLines<DetailRecord>(input, { feed: 'no-matrikkel-detail', label: 'matrikkel detail file', toRow: detailRow }),
   async countLive(client, scope) {

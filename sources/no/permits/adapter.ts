@@ -103,6 +103,7 @@ export const noPermits: SourceAdapter = {
   inputFileName: PERMITS_FILE_NAME,
   zipEntry: /\.jsonl?$/i,
   stagingColumns: PERMIT_STAGING_COLUMNS,
+  lineRecords: { header: false },
   keyColumns: ['case_id'],
   parse: (input, { fileName }) => readJsonLines<PermitRecord>(input, { feed: 'no-permits', label: fileName, toRow: permitRow }),
   countLive: (client, scope) => countLiveRows(client, 'building_permit', scope),

@@ -181,7 +181,7 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
     await client.query(`ANALYZE se_building_dissolved`);
   });
   // The buildings it writes are linked as they are written; the cadastre's publish re-links the rest.
-  const counts = await timed('building', () => mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId));
+  const counts = await timed('building', () => mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId, { timer: { timed, steps } }));
   return { ...counts, tables: { building: counts }, stepsMs: steps };
 }
 

@@ -161,7 +161,7 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
   const { timed, steps } = stepTimer();
   // The parcels the merge will replace or remove, as they are now: rows under them re-link too.
   await timed('replaced_parcels', () => collectReplacedParcels(client, stagingTable, scope));
-  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId));
+  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps } }));
   // Each area links to its one property; the first area (område 1) is the main parcel.
   const links = await timed('parcel_property', () =>
     relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' }, scope, runId),
@@ -184,7 +184,7 @@ async function publishCadastre({ client, stagingTable, runId }: StagingContext, 
        WHERE live.country = $1 AND live.register_ref = s.register_ref AND live.cadastre_id <> s.cadastre_id`,
       [scope.country],
     );
-    const merged = await mergeTable(client, 'se_property_snapshot', PROPERTY_MERGE, scope, runId);
+    const merged = await mergeTable(client, 'se_property_snapshot', PROPERTY_MERGE, scope, runId, { timer: { timed, steps } });
     return { ...merged, deleted: merged.deleted + (renamed.rowCount ?? 0) };
   });
 

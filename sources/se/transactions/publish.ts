@@ -136,7 +136,7 @@ async function mergePeople(client: pg.PoolClient, stagingTable: string, runId: s
 
 export async function publishTransactions({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
-  const transactions = await timed('property_transaction', () => mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId));
+  const transactions = await timed('property_transaction', () => mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId, { timer: { timed, steps } }));
   const parties = await timed('transaction_party', () => rewriteParties(client, stagingTable, runId));
   const owners = await timed('owner', () => mergeOwners(client, stagingTable, scope, runId));
   const people = await timed('person', () => mergePeople(client, stagingTable, runId));

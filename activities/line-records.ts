@@ -1,0 +1,208 @@
+import type pg from 'pg';
+import { quoteIdent, withTransaction } from '../lib/db.js';
+import { CopyWriter } from '../lib/copy-writer.js';
+import { lastPublishedRun } from '../lib/run-ledger.js';
+import { openInput } from '../sources/formats/open-input.js';
+import { hashLineRecords, LineSet } from '../sources/formats/line-records.js';
+import type { PublishScope, SourceAdapter } from '../sources/source-adapter.js';
+import type { LineRecords } from './types.js';
+import { recordsTableName, stagingLost } from './staging-table.js';
+
+/**
+ * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords). A night's
+ * file differs from the last one in a few percent of its lines, but parsing it whole was most of
+ * the night (issue 19, docs/scaling.md). So the stage first hashes every line (a byte scan, no
+ * parse) into the run's records table, compares the hashes with `source_record` (the lines
+ * the live rows were published from), and parses only the lines that are new. The publish then
+ * upserts what was staged, removes the keys whose line is gone, and records the file's hashes,
+ * all in its transaction.
+ *
+ * A national run only: a regional extract, a forced run, or a `source_record` that does not
+ * describe live (its count differs from the live rows', e.g. after rows were deleted by hand)
+ * stages the whole file, and the publish writes `source_record` afresh from it.
+ */
+
+async function publishedRecordsDescribeLive(client: pg.PoolClient, source: SourceAdapter, stagingTable: string): Promise<boolean> {
+  const published = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM source_record WHERE source_id = $1`, [source.id]);
+  if (published.rows[0].n === 0) return false;
+  const live = await source.countLive(client, { country: source.country, municipalities: null }, stagingTable);
+  if (live === published.rows[0].n) return true;
+  console.warn(`nordprop: ${source.id}: ${published.rows[0].n} published line records against ${live} live rows; staging the whole file`);
+  return false;
+}
+
+/**
+ * Hashes every record line of the artifact into the run's records table. With `incremental`
+ * (a national, unforced run) and published records that describe live, also returns the lines
+ * to parse: those whose hash was not published.
+ */
+export async function hashArtifactLines(
+  client: pg.PoolClient,
+  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
+): Promise<{ records: LineRecords; changedLines?: LineSet }> {
+  const { source, runId } = request;
+  const table = recordsTableName(source.id, runId);
+  await client.query(`DROP TABLE IF EXISTS ${table}`);
+  await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL)`);
+  const input = await openInput(request.artifactPath, source.zipEntry);
+  const copy = new CopyWriter(client, table);
+  let lastLine = 0;
+  for await (const lines of hashLineRecords(input.stream, { header: source.lineRecords!.header })) {
+    for (const { number, hash } of lines) copy.add(`${number}\t${hash}\n`);
+    lastLine = lines[lines.length - 1].number;
+    await copy.flush();
+  }
+  await copy.end();
+  await client.query(`ANALYZE ${table}`);
+  const total = (await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${table}`)).rows[0].n;
+
+  if (!request.incremental || !(await publishedRecordsDescribeLive(client, source, request.stagingTable))) {
+    return { records: { table, total, unchanged: 0, increment: false } };
+  }
+  const basedOn = await lastPublishedRun(client, source.id);
+  const changedLines = new LineSet(lastLine);
+  // One hash anti-join for all lines (a probe per line took 1.7 s for 389,003), then read in
+  // pages, so that a file that changed throughout costs no more memory than the bit set.
+  await client.query(`DROP TABLE IF EXISTS pg_temp.changed_line`);
+  await client.query(
+    `CREATE TEMP TABLE changed_line AS SELECT r.line FROM ${table} r
+     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
+    [source.id],
+  );
+  await client.query(`CREATE INDEX ON pg_temp.changed_line (line)`);
+  let unchanged = total;
+  for (let after = 0; ; ) {
+    const page = await client.query<{ line: number }>(`SELECT line FROM pg_temp.changed_line WHERE line > $1 ORDER BY line LIMIT 100000`, [after]);
+    if (page.rows.length === 0) break;
+    for (const { line } of page.rows) changedLines.add(Number(line));
+    unchanged -= page.rows.length;
+    after = Number(page.rows[page.rows.length - 1].line);
+  }
+  await client.query(`DROP TABLE pg_temp.changed_line`);
+  return { records: { table, total, unchanged, increment: true, ...(basedOn ? { basedOn } : {}) }, changedLines };
+}
+
+/**
+ * Publish, first: the records table still holds every line hashed. Crash recovery empties
+ * UNLOGGED tables, and an increment merged against an emptied one would remove every live row.
+ */
+export async function assertRecordsIntact(client: pg.PoolClient, records: LineRecords): Promise<void> {
+  const present = await client.query<{ n: number | null }>(`SELECT CASE WHEN to_regclass($1) IS NOT NULL THEN 0 END AS n`, [records.table]);
+  const found = present.rows[0].n === null ? null : (await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${records.table}`)).rows[0].n;
+  if (found !== records.total) {
+    throw stagingLost(`line hashes ${records.table} ${found === null ? 'are gone' : `hold ${found} lines`} where ${records.total} were hashed (a database restart empties staging tables); live data was not touched`);
+  }
+}
+
+/**
+ * Publish, under the source's publish lock: an increment staged the lines whose hash the
+ * published records lacked then. When another run of the source has published since (a
+ * backfill during the night, concurrent runs), the increment still holds when every line it
+ * took as unchanged is still published; otherwise it would leave those lines out, and the
+ * source is staged again.
+ */
+export async function assertIncrementBase(client: pg.PoolClient, request: { sourceId: string; runId: string; stagingTable: string; records: LineRecords }): Promise<void> {
+  const { sourceId, runId, stagingTable, records } = request;
+  if (!records.increment) return;
+  const latest = await lastPublishedRun(client, sourceId);
+  if (latest === records.basedOn) return;
+  // The lines this run parsed are its staged rows and its rejects; every other line was unchanged.
+  const missing = await client.query<{ n: number }>(
+    `SELECT count(*)::bigint AS n FROM ${records.table} r
+     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)
+       AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.src_pos = r.line)
+       AND NOT EXISTS (SELECT 1 FROM source_reject j WHERE j.run_id = $2 AND j.source_id = $1 AND j.position = r.line)`,
+    [sourceId, runId],
+  );
+  if (missing.rows[0].n === 0) return;
+  throw stagingLost(`run ${latest} published ${sourceId} after this run staged its changed lines against run ${records.basedOn}, and changed ${missing.rows[0].n} of the lines this run took as unchanged; staging again`);
+}
+
+/** A row's key as `source_record.record_key` holds it: its key columns as text (joined by U+001F when there are several). */
+function recordKeySql(source: SourceAdapter, alias: string): string {
+  const parts = source.keyColumns.map((column) => `${alias}.${quoteIdent(column)}::text`);
+  return parts.length === 1 ? parts[0] : `concat_ws(E'\\x1f', ${parts.join(', ')})`;
+}
+
+/**
+ * Validate, on an increment: a staged row whose key belongs to an unchanged line is a duplicate
+ * of a record live already has, and is quarantined as the full stage's duplicate check would
+ * (which keeps the first in the file; here the live one is kept wherever it stands).
+ */
+export async function quarantineDuplicatesOfUnchanged(pool: pg.Pool, source: SourceAdapter, stagingTable: string, records: LineRecords, runId: string): Promise<number> {
+  if (!records.increment) return 0;
+  return withTransaction(pool, async (client) => {
+    // Hash joins only: the staged keys live holds first (few), then which of them an unchanged
+    // line holds. The planner cannot estimate the join on a composite key's text and sorted every
+    // published record by key for a merge join instead (0.7 s at 389,003; 0.1 s hashed).
+    await client.query(`SELECT set_config('enable_mergejoin', 'off', true), set_config('enable_nestloop', 'off', true)`);
+    const result = await client.query(
+      `WITH held AS MATERIALIZED (
+         SELECT st.src_pos, p.record_key, p.record_hash FROM ${stagingTable} st
+         JOIN source_record p ON p.source_id = $2 AND p.record_key = ${recordKeySql(source, 'st')}
+       ),
+       duplicate AS MATERIALIZED (
+         SELECT held.src_pos, held.record_key, r.line FROM held JOIN ${records.table} r ON r.record_hash = held.record_hash
+       ),
+       removed AS (
+         DELETE FROM ${stagingTable} st USING duplicate d WHERE st.src_pos = d.src_pos
+         RETURNING st.src_pos, d.line, d.record_key, left(st::text, 2000) AS raw
+       )
+       INSERT INTO source_reject (run_id, source_id, position, reason, raw)
+       SELECT $1, $2, src_pos, 'duplicate key ${source.keyColumns.join(',')}=' || replace(record_key, E'\\x1f', ',') || ' (unchanged at position ' || line || ')', raw FROM removed`,
+      [runId, source.id],
+    );
+    return result.rowCount ?? 0;
+  });
+}
+
+/**
+ * Publish, on an increment, before the merge: the keys whose published line is gone from the
+ * file and that staging does not write again, into the temporary table it returns (its columns
+ * are the source's key columns, as staged).
+ */
+export async function collectRemovedKeys(client: pg.PoolClient, source: SourceAdapter, stagingTable: string, records: LineRecords): Promise<string> {
+  const typeOf = (name: string) => source.stagingColumns.find((column) => column.name === name)!.type;
+  const keys = source.keyColumns.map((name, i) =>
+    `${source.keyColumns.length === 1 ? 'p.record_key' : `split_part(p.record_key, E'\\x1f', ${i + 1})`}::${typeOf(name)} AS ${quoteIdent(name)}`);
+  await client.query(`DROP TABLE IF EXISTS removed_record_key`);
+  await client.query(
+    `CREATE TEMP TABLE removed_record_key ON COMMIT DROP AS
+     SELECT ${keys.join(', ')} FROM source_record p
+     WHERE p.source_id = $1
+       AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)
+       AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE ${recordKeySql(source, 's')} = p.record_key)`,
+    [source.id],
+  );
+  return 'pg_temp.removed_record_key';
+}
+
+/**
+ * Publish, after the merge: `source_record` made to describe what live now holds. After an
+ * increment, the lines gone from the file are dropped and the staged ones added; after a full
+ * national stage, it is the staged rows' lines; after a regional extract it is emptied (live
+ * then mixes files, and the next national run stages its whole file).
+ */
+export async function recordPublishedLines(client: pg.PoolClient, source: SourceAdapter, stagingTable: string, records: LineRecords, scope: PublishScope): Promise<void> {
+  if (scope.municipalities || !records.increment) await client.query(`DELETE FROM source_record WHERE source_id = $1`, [source.id]);
+  else {
+    // Lines gone or changed. A key staged again had its old line among them: validation
+    // quarantined the staged rows whose key an unchanged line holds.
+    await client.query(
+      `DELETE FROM source_record p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
+      [source.id],
+    );
+  }
+  if (scope.municipalities) return;
+  await client.query(
+    `INSERT INTO source_record (source_id, record_key, record_hash)
+     SELECT $1, ${recordKeySql(source, 's')}, r.record_hash FROM ${stagingTable} s JOIN ${records.table} r ON r.line = s.src_pos
+     -- already there when another run published the same line after this one was staged
+     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
+    [source.id],
+  );
+  // The night's joins over the source's records are planned from its partition's statistics:
+  // unanalyzed, the planner took a merge join that sorted them all.
+  const partition = await client.query<{ name: string }>(`SELECT tableoid::regclass::text AS name FROM source_record WHERE source_id = $1 LIMIT 1`, [source.id]);
+  if (partition.rows[0]) await client.query(`ANALYZE ${partition.rows[0].name}`);
+}

@@ -1,0 +1,105 @@
+import { hash } from 'node:crypto';
+
+/**
+ * Byte-level reading of a file whose every record is one line (SourceAdapter.lineRecords): the
+ * night's stage hashes each line without parsing it, then feeds the parser only the lines whose
+ * hash the last publish did not have (activities/line-records.ts). Lines are numbered from 1
+ * over every line of the file, empty ones included, exactly as readUnquotedLines numbers them,
+ * so a record's position is the same whether the parser saw the whole file or the filtered one.
+ */
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/** The line without the `\r` of a CRLF ending, which the line parsers drop too. */
+function withoutCarriageReturn(line: Buffer): Buffer {
+  return line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN ? line.subarray(0, -1) : line;
+}
+
+/** An empty line (or a lone `\r`) is no record: the line parsers skip it. */
+function isEmptyLine(line: Buffer): boolean {
+  return withoutCarriageReturn(line).length === 0;
+}
+
+/** The lines of `input` (without their newline) with their numbers from 1, a chunk's worth at a time. */
+async function* linesOf(input: AsyncIterable<Buffer>): AsyncGenerator<Array<[number, Buffer]>> {
+  let carry: Buffer | undefined;
+  let number = 0;
+  for await (const chunk of input) {
+    const bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const lines: Array<[number, Buffer]> = [];
+    let start = 0;
+    for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
+      lines.push([++number, bytes.subarray(start, end)]);
+      start = end + 1;
+    }
+    carry = start < bytes.length ? bytes.subarray(start) : undefined;
+    if (lines.length) yield lines;
+  }
+  if (carry) yield [[++number, carry]];
+}
+
+export interface HashedLine {
+  /** The line's number in the file (1-based). */
+  number: number;
+  /** The first 128 bits of SHA-1 of the header line and this line, in hex (a uuid to PostgreSQL). */
+  hash: string;
+}
+
+/**
+ * Hashes every record line of `input`, a chunk's lines at a time. With `header`, the first
+ * non-empty line is the header: it is no record, and every record's hash covers it too, so a
+ * file whose columns moved reads as changed throughout.
+ */
+export async function* hashLineRecords(input: AsyncIterable<Buffer>, options: { header: boolean }): AsyncGenerator<HashedLine[]> {
+  // One-shot SHA-1 (hardware-accelerated here): 0.5 s for a 240 MB file of 389,003 lines, where
+  // an MD5 state copied per line took 0.94 s.
+  let header: Buffer | undefined;
+  let headerSeen = !options.header;
+  for await (const lines of linesOf(input)) {
+    const hashed: HashedLine[] = [];
+    for (const [number, raw] of lines) {
+      const line = withoutCarriageReturn(raw);
+      if (line.length === 0) continue;
+      if (!headerSeen) {
+        header = Buffer.concat([line, Buffer.from('\n')]);
+        headerSeen = true;
+      } else hashed.push({ number, hash: hash('sha1', header ? Buffer.concat([header, line]) : line, 'hex').slice(0, 32) });
+    }
+    if (hashed.length) yield hashed;
+  }
+}
+
+/**
+ * `input` with every record line `keep` refuses replaced by an empty line: the parser skips it
+ * but still counts it, so the kept records keep their line numbers as positions. With
+ * `header`, the first non-empty line is kept whatever `keep` says.
+ */
+export async function* blankLinesExcept(input: AsyncIterable<Buffer>, options: { header: boolean; keep: (number: number) => boolean }): AsyncGenerator<Buffer> {
+  const newline = Buffer.from('\n');
+  let headerSeen = !options.header;
+  for await (const lines of linesOf(input)) {
+    const out: Buffer[] = [];
+    for (const [number, line] of lines) {
+      const isHeader = !headerSeen && !isEmptyLine(line);
+      if (isHeader) headerSeen = true;
+      if (isHeader || options.keep(number)) out.push(line, newline);
+      else out.push(newline);
+    }
+    yield Buffer.concat(out);
+  }
+}
+
+/** A set of line numbers as one bit each: a national file's changed lines in a few hundred kilobytes. */
+export class LineSet {
+  private readonly bits: Uint8Array;
+  constructor(lastLine: number) {
+    this.bits = new Uint8Array((lastLine >> 3) + 1);
+  }
+  add(line: number): void {
+    this.bits[line >> 3] |= 1 << (line & 7);
+  }
+  has(line: number): boolean {
+    return line >> 3 < this.bits.length && (this.bits[line >> 3] & (1 << (line & 7))) !== 0;
+  }
+}

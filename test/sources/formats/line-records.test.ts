@@ -1,0 +1,53 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine } from '../../../sources/formats/line-records.js';
+import { readUnquotedLines } from '../../../sources/formats/unquoted-csv.js';
+
+/** `text` as a stream of chunks of `size` bytes, so lines straddle chunk boundaries. */
+const chunked = (text: string, size = 7) => {
+  const bytes = Buffer.from(text);
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+  return Readable.from(chunks);
+};
+
+async function hashes(text: string, header: boolean): Promise<HashedLine[]> {
+  const all: HashedLine[] = [];
+  for await (const batch of hashLineRecords(chunked(text), { header })) all.push(...batch);
+  return all;
+}
+
+const FILE = 'id;name\r\n1;Ås\r\n\r\n2;Bø\r\n3;Øye\r\n4;Ål';
+
+describe('hashLineRecords', () => {
+  it('numbers the record lines as the line parser does, skipping the header and empty lines', async () => {
+    const hashed = await hashes(FILE, true);
+    expect(hashed.map((line) => line.number)).toEqual([2, 4, 5, 6]);
+    const parsed: number[] = [];
+    for await (const lines of readUnquotedLines(chunked(FILE), { delimiter: ';', label: 'test' })) parsed.push(...lines.map((line) => line.number));
+    expect(parsed.slice(1)).toEqual([2, 4, 5, 6]);
+  });
+
+  it('gives an unchanged line the same hash wherever it stands, and every line a new one when the header changes', async () => {
+    const before = await hashes(FILE, true);
+    const moved = await hashes('id;name\r\n0;Ny\r\n1;Ås\r\n2;Bø\r\n3;Øye\r\n4;Ål\r\n', true);
+    expect(moved.slice(1).map((line) => line.hash)).toEqual(before.map((line) => line.hash));
+    const otherHeader = await hashes(FILE.replace('id;name', 'id;navn'), true);
+    for (const [i, line] of otherHeader.entries()) expect(line.hash).not.toBe(before[i].hash);
+  });
+
+  it('hashes every non-empty line of a file without a header', async () => {
+    expect((await hashes('{"a":1}\n\n{"a":2}\n', false)).map((line) => line.number)).toEqual([1, 3]);
+  });
+});
+
+describe('blankLinesExcept', () => {
+  it('keeps the header and the chosen lines, at the line numbers they had', async () => {
+    const keep = new LineSet(6);
+    keep.add(5);
+    const parsed: Array<[number, string]> = [];
+    const filtered = Readable.from(blankLinesExcept(chunked(FILE), { header: true, keep: (line) => keep.has(line) }));
+    for await (const lines of readUnquotedLines(filtered, { delimiter: ';', label: 'test' })) parsed.push(...lines.map((line): [number, string] => [line.number, line.text]));
+    expect(parsed).toEqual([[1, 'id;name'], [5, '3;Øye']]);
+  });
+});
