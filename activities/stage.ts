@@ -113,8 +113,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
   let failure: Error | undefined;
   try {
     const startedAt = await serverStartedAt(client);
-    const kept = await prepareStaging(client, source, table, request.runId, resume, startedAt);
-    const committedPosition = kept.position;
+    await client.query(createStagingSql(source, table));
     // Hashing a national file's lines takes seconds: beat meanwhile, keeping the resume position.
     const lines = source.lineRecords
       ? await withHeartbeat(() => hashArtifactLines(client, {
@@ -122,6 +121,10 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
         incremental: !request.force && request.input !== undefined && inputCoversCountry(source, request.input),
       }), () => latest)
       : undefined;
+    // An increment resumes only against the publish its committed chunks were chosen against.
+    const resumable = !lines?.records.increment || resume?.linesBasedOn === lines.records.basedOn;
+    const kept = await prepareStaging(client, source, table, request.runId, resumable ? resume : undefined, startedAt);
+    const committedPosition = kept.position;
     const input = await openInput(request.artifactPath, source.zipEntry);
     const changedLines = lines?.changedLines;
     const recordLines = changedLines
@@ -137,6 +140,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     let chunk: CopyWriter | undefined;
     const progress = (): ProgressDetails => (latest = {
       phase: 'stage', bytes: input.bytesRead(), totalBytes: input.totalBytes, rows, rejected, committedPosition: lastCommitted, committedRows: rowsCommitted, serverStartedAt: startedAt,
+      ...(lines?.records.basedOn ? { linesBasedOn: lines.records.basedOn } : {}),
     });
     const flushRejects = async () => {
       await insertRejects(rejectClient, request.runId, source.id, pendingRejects);

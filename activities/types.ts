@@ -85,4 +85,6 @@ export interface ProgressDetails {
   committedRows?: number;
   /** Stage: pg_postmaster_start_time() of the attempt; a retry after a restart starts over. */
   serverStartedAt?: string;
+  /** Stage of a line-record night: the publish its changed lines were chosen against; a retry against another starts over. */
+  linesBasedOn?: string;
 }

@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { stageArtifact } from '../../activities/stage.js';
+import { validateStaged } from '../../activities/validate.js';
+import { publishStaged } from '../../activities/publish.js';
+import { noAddress } from '../../sources/no/address/adapter.js';
+import { readZip, tempDir } from '../sample/helpers.js';
 import { closePools, getPool } from '../../lib/db.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { createTestDatabase } from '../support/database.js';
-import type { ProgressDetails } from '../../activities/types.js';
+import type { ProgressDetails, ValidatedSnapshot } from '../../activities/types.js';
 
 /**
  * A retried stage attempt resumes after the last COPY chunk its predecessor committed (as its
@@ -83,5 +89,41 @@ describe('stage resume', () => {
     // Every row written again, none trusted from before the "restart".
     const after = await stagedRows(resumed.stagingTable);
     expect(after.every((r, i) => r.written_by !== before[i].written_by)).toBe(true);
+  });
+
+  it("restarts a night's stage when the publish its changed lines were chosen against is no longer the source's last", async () => {
+    // Live holds the file's first ten rows, published by a national run.
+    const published = 'resume-base';
+    const [csvName, csv] = [...(await readZip(REAL_ADDRESS_ZIP)).entries()].find(([name]) => name.endsWith('.csv'))!;
+    const firstTen = path.join(await tempDir('stage-resume'), path.basename(csvName));
+    await writeFile(firstTen, csv.toString('utf8').split('\n').slice(0, 11).join('\n') + '\n');
+    await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [published]);
+    await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [published]);
+    const national = { sourceId: 'no-address', input: noAddress.defaultInput };
+    const env = new MockActivityEnvironment();
+    const loaded: StagedRun = await env.run(stageArtifact, { ...national, runId: published, artifactPath: firstTen });
+    const snapshot: ValidatedSnapshot = await env.run(validateStaged, { ...national, runId: published, staged: loaded, force: true });
+    await env.run(publishStaged, { runId: published, sourceId: 'no-address', snapshot });
+
+    // The night: the whole file, whose 37 other rows are new, in chunks of 10.
+    const heartbeats: ProgressDetails[] = [];
+    const first = new MockActivityEnvironment();
+    first.on('heartbeat', (details: ProgressDetails) => heartbeats.push(details));
+    const staged: StagedRun = await first.run(stageArtifact, { ...national, runId, artifactPath: REAL_ADDRESS_ZIP });
+    expect(staged).toMatchObject({ rowsStaged: 37, lineRecords: { increment: true, unchanged: 10, basedOn: published } });
+    const before = await stagedRows(staged.stagingTable);
+    const committed = heartbeats.find((h) => (h.committedRows ?? 0) >= 20)!;
+    expect(committed.linesBasedOn).toBe(published);
+
+    // Retried against the same publish, it keeps the committed chunks…
+    const same: StagedRun = await new MockActivityEnvironment({ attempt: 2, heartbeatDetails: committed }).run(stageArtifact, { ...national, runId, artifactPath: REAL_ADDRESS_ZIP });
+    const kept = await stagedRows(same.stagingTable);
+    expect(kept.filter((r) => r.src_pos <= committed.committedPosition!).map((r) => r.written_by)).toEqual(before.filter((r) => r.src_pos <= committed.committedPosition!).map((r) => r.written_by));
+    // …retried after another run published the source, it stages every changed line again.
+    const other = { ...committed, linesBasedOn: 'another-run' };
+    const restarted: StagedRun = await new MockActivityEnvironment({ attempt: 3, heartbeatDetails: other }).run(stageArtifact, { ...national, runId, artifactPath: REAL_ADDRESS_ZIP });
+    expect(restarted.rowsStaged).toBe(37);
+    const after = await stagedRows(restarted.stagingTable);
+    expect(after.every((r, i) => r.written_by !== kept[i].written_by)).toBe(true);
   });
 });
