@@ -4,7 +4,7 @@ import { CopyWriter } from '../lib/copy-writer.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
 import { openInput } from '../sources/formats/open-input.js';
 import { hashLineRecords, LineSet } from '../sources/formats/line-records.js';
-import type { PublishScope, SourceAdapter } from '../sources/source-adapter.js';
+import type { ChangeCounts, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
 
@@ -47,14 +47,15 @@ export async function hashArtifactLines(
   const input = await openInput(request.artifactPath, source.zipEntry);
   const copy = new CopyWriter(client, table);
   let lastLine = 0;
+  let total = 0;
   for await (const lines of hashLineRecords(input.stream, { header: source.lineRecords!.header })) {
     for (const { number, hash } of lines) copy.add(`${number}\t${hash}\n`);
     lastLine = lines[lines.length - 1].number;
+    total += lines.length;
     await copy.flush();
   }
   await copy.end();
   await client.query(`ANALYZE ${table}`);
-  const total = (await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${table}`)).rows[0].n;
 
   if (!request.incremental || !(await publishedRecordsDescribeLive(client, source, request.stagingTable))) {
     return { records: { table, total, unchanged: 0, increment: false } };
@@ -181,28 +182,36 @@ export async function collectRemovedKeys(client: pg.PoolClient, source: SourceAd
  * Publish, after the merge: `source_record` made to describe what live now holds. After an
  * increment, the lines gone from the file are dropped and the staged ones added; after a full
  * national stage, it is the staged rows' lines; after a regional extract it is emptied (live
- * then mixes files, and the next national run stages its whole file).
+ * then mixes files, and the next national run stages its whole file). Returns the rows it
+ * changed under the source's partition, for the publish's statistics refresh
+ * (activities/stale-statistics.ts): a night's joins over the records are planned from that
+ * partition's statistics, and never analyzed, the planner took a merge join that sorted them all.
  */
-export async function recordPublishedLines(client: pg.PoolClient, source: SourceAdapter, stagingTable: string, records: LineRecords, scope: PublishScope): Promise<void> {
-  if (scope.municipalities || !records.increment) await client.query(`DELETE FROM source_record WHERE source_id = $1`, [source.id]);
-  else {
+export async function recordPublishedLines(
+  client: pg.PoolClient,
+  source: SourceAdapter,
+  stagingTable: string,
+  records: LineRecords,
+  scope: PublishScope,
+): Promise<Record<string, ChangeCounts>> {
+  const removed = scope.municipalities || !records.increment
+    ? await client.query(`DELETE FROM source_record WHERE source_id = $1`, [source.id])
     // Lines gone or changed. A key staged again had its old line among them: validation
     // quarantined the staged rows whose key an unchanged line holds.
-    await client.query(
+    : await client.query(
       `DELETE FROM source_record p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
       [source.id],
     );
-  }
-  if (scope.municipalities) return;
-  await client.query(
-    `INSERT INTO source_record (source_id, record_key, record_hash)
-     SELECT $1, ${recordKeySql(source, 's')}, r.record_hash FROM ${stagingTable} s JOIN ${records.table} r ON r.line = s.src_pos
-     -- already there when another run published the same line after this one was staged
-     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
-    [source.id],
-  );
-  // The night's joins over the source's records are planned from its partition's statistics:
-  // unanalyzed, the planner took a merge join that sorted them all.
+  const added = scope.municipalities
+    ? undefined
+    : await client.query(
+      `INSERT INTO source_record (source_id, record_key, record_hash)
+       SELECT $1, ${recordKeySql(source, 's')}, r.record_hash FROM ${stagingTable} s JOIN ${records.table} r ON r.line = s.src_pos
+       -- already there when another run published the same line after this one was staged
+       WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
+      [source.id],
+    );
   const partition = await client.query<{ name: string }>(`SELECT tableoid::regclass::text AS name FROM source_record WHERE source_id = $1 LIMIT 1`, [source.id]);
-  if (partition.rows[0]) await client.query(`ANALYZE ${partition.rows[0].name}`);
+  if (!partition.rows[0]) return {}; // nothing recorded: no statistics to keep
+  return { [partition.rows[0].name]: { inserted: added?.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 } };
 }

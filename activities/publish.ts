@@ -55,14 +55,14 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     const merged = request.snapshot.increment && source.increment
       ? await source.increment.publishChanges(context, ledger?.position ?? {})
       : await source.publish(context, scope);
-    if (lineRecords) await timed('line_hashes', () => recordPublishedLines(client, source, stagingTable, lineRecords, scope));
+    const lineHashes = lineRecords ? await timed('line_hashes', () => recordPublishedLines(client, source, stagingTable, lineRecords, scope)) : {};
     await markSourceRunPublished(client, {
       runId: request.runId,
       sourceId: source.id,
       counts: merged,
       details: { tables: merged.tables, scope, publishStepsMs: { ...merged.stepsMs, ...steps } },
     });
-    tablesChanged = merged.tables;
+    tablesChanged = { ...merged.tables, ...lineHashes };
     return { inserted: merged.inserted, updated: merged.updated, deleted: merged.deleted };
   });
   await dropStaging(request);
