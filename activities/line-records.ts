@@ -3,13 +3,16 @@ import { quoteIdent, withTransaction } from '../lib/db.js';
 import { CopyWriter } from '../lib/copy-writer.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
 import { openInput } from '../sources/formats/open-input.js';
-import { hashLineRecords, LineSet } from '../sources/formats/line-records.js';
+import { Readable } from 'node:stream';
+import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine } from '../sources/formats/line-records.js';
+import { hashFeatureRecords, keepFeatures, type FeatureLayout } from '../sources/formats/gml-feature-records.js';
 import type { ChangeCounts, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
 
 /**
- * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords). A night's
+ * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords) or GML
+ * features (SourceAdapter.featureRecords; a feature's number stands for its line). A night's
  * file differs from the last one in a few percent of its lines, but parsing it whole was most of
  * the night (issue 19, docs/scaling.md). So the stage first hashes every line (a byte scan, no
  * parse) into the run's records table, compares the hashes with `source_record` (the lines
@@ -21,6 +24,28 @@ import { recordsTableName, stagingLost } from './staging-table.js';
  * describe live (its count differs from the live rows', e.g. after rows were deleted by hand)
  * stages the whole file, and the publish writes `source_record` afresh from it.
  */
+
+/** Whether the source's records can be hashed one by one, so a night parses only the changed ones. */
+export const hasRecordHashes = (source: SourceAdapter): boolean => Boolean(source.lineRecords || source.featureRecords);
+
+function hashRecords(source: SourceAdapter, input: Readable, layout: FeatureLayout): AsyncGenerator<HashedLine[]> {
+  return source.lineRecords ? hashLineRecords(input, source.lineRecords) : hashFeatureRecords(input, source.featureRecords!, layout);
+}
+
+/**
+ * The artifact as the parser reads it on an increment: only the changed records, and how a
+ * position the parser gives maps back to the record's number in the file. Lines keep their
+ * numbers (the others are blanked); the kept features are numbered 1, 2, … by the parser.
+ */
+export function changedRecordsOnly(source: SourceAdapter, input: Readable, changed: LineSet): { stream: Readable; filePosition?: (position: number) => number } {
+  if (source.lineRecords) {
+    return { stream: Readable.from(blankLinesExcept(input, { header: source.lineRecords.header, keep: (line) => changed.has(line) })) };
+  }
+  return {
+    stream: Readable.from(keepFeatures(input, { element: source.featureRecords!.element, keep: (number) => changed.has(number) })),
+    filePosition: changed.nthInOrder(),
+  };
+}
 
 async function publishedRecordsDescribeLive(client: pg.PoolClient, source: SourceAdapter, stagingTable: string): Promise<boolean> {
   const published = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM source_record WHERE source_id = $1`, [source.id]);
@@ -48,7 +73,8 @@ export async function hashArtifactLines(
   const copy = new CopyWriter(client, table);
   let lastLine = 0;
   let total = 0;
-  for await (const lines of hashLineRecords(input.stream, { header: source.lineRecords!.header })) {
+  const layout: FeatureLayout = { regular: true };
+  for await (const lines of hashRecords(source, input.stream, layout)) {
     for (const { number, hash } of lines) copy.add(`${number}\t${hash}\n`);
     lastLine = lines[lines.length - 1].number;
     total += lines.length;
@@ -57,7 +83,8 @@ export async function hashArtifactLines(
   await copy.end();
   await client.query(`ANALYZE ${table}`);
 
-  if (!request.incremental || !(await publishedRecordsDescribeLive(client, source, request.stagingTable))) {
+  if (!layout.regular) console.warn(`nordprop: ${source.id}: the file holds more than wrapper tags between its features; staging the whole file`);
+  if (!request.incremental || !layout.regular || !(await publishedRecordsDescribeLive(client, source, request.stagingTable))) {
     return { records: { table, total, unchanged: 0, increment: false } };
   }
   const basedOn = await lastPublishedRun(client, source.id);

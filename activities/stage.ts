@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { Context } from '@temporalio/activity';
 import { loadConfig } from '../lib/config.js';
@@ -9,13 +8,12 @@ import { CopyWriter } from '../lib/copy-writer.js';
 import { getSource } from '../sources/registry.js';
 import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { readFailure } from '../sources/formats/input-error.js';
-import { blankLinesExcept } from '../sources/formats/line-records.js';
 import { inputCoversCountry } from '../sources/input-scope.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
-import { hashArtifactLines } from './line-records.js';
+import { changedRecordsOnly, hashArtifactLines, hasRecordHashes } from './line-records.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
@@ -115,7 +113,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     const startedAt = await serverStartedAt(client);
     await client.query(createStagingSql(source, table));
     // Hashing a national file's lines takes seconds: beat meanwhile, keeping the resume position.
-    const lines = source.lineRecords
+    const lines = hasRecordHashes(source)
       ? await withHeartbeat(() => hashArtifactLines(client, {
         source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table,
         incremental: !request.force && request.input !== undefined && inputCoversCountry(source, request.input),
@@ -126,10 +124,8 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     const kept = await prepareStaging(client, source, table, request.runId, resumable ? resume : undefined, startedAt);
     const committedPosition = kept.position;
     const input = await openInput(request.artifactPath, source.zipEntry);
-    const changedLines = lines?.changedLines;
-    const recordLines = changedLines
-      ? Readable.from(blankLinesExcept(input.stream, { header: source.lineRecords!.header, keep: (line) => changedLines.has(line) }))
-      : input.stream;
+    const changed = lines?.changedLines ? changedRecordsOnly(source, input.stream, lines.changedLines) : undefined;
+    const filePosition = changed?.filePosition;
     let rows = 0;
     let rowsCommitted = kept.rows;
     let rejected = 0;
@@ -159,8 +155,9 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
 
     // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
     await withHeartbeat(async () => {
-      for await (const records of parsed(source.parse(recordLines, { fileName: input.fileName, artifactPath: request.artifactPath }), input)) {
+      for await (const records of parsed(source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath: request.artifactPath }), input)) {
         for (const record of records) {
+          if (filePosition) record.position = filePosition(record.position);
           if (record.position <= committedPosition) continue;
           lastPosition = record.position;
           if (record.kind === 'reject') {

@@ -106,6 +106,12 @@ export interface SourceAdapter {
    * `StagingContext.removedKeys` (publishInto does) and whose live rows are one per staged row.
    */
   lineRecords?: { header: boolean };
+  /**
+   * The same for a GML feature collection: every record is one feature element of this local
+   * name (any prefix), numbered as the parser numbers its positions, and its row depends on
+   * nothing but the element and the CRS its ancestors state (sources/formats/gml-feature-records.ts).
+   */
+  featureRecords?: { element: string };
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;
   /** Live rows in the scope, for the row-drop check; the staged snapshot, for a source whose files each hold one part of a table. */

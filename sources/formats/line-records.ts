@@ -102,4 +102,20 @@ export class LineSet {
   has(line: number): boolean {
     return line >> 3 < this.bits.length && (this.bits[line >> 3] & (1 << (line & 7))) !== 0;
   }
+  /**
+   * The n-th member (from 1) for n = 1, 2, … asked in increasing order, as a filtered file's
+   * parser numbers the records it was given; each call walks on from the previous one.
+   */
+  nthInOrder(): (n: number) => number {
+    let n = 0;
+    let member = 0;
+    return (wanted) => {
+      if (wanted < n) throw new Error(`record ${wanted} asked for after record ${n}: positions must increase`);
+      for (; n < wanted; n++) {
+        do member++; while (member >> 3 < this.bits.length && !this.has(member));
+        if (member >> 3 >= this.bits.length) throw new Error(`the filtered file holds more than the ${n} records kept`);
+      }
+      return member;
+    };
+  }
 }

@@ -1,6 +1,7 @@
 /**
- * A night of a line-record source (activities/line-records.ts) parses and stages only the lines
- * that changed since its last publish, and publishes what a full stage of the same file does.
+ * A night of a line-record or GML feature-record source (activities/line-records.ts) parses and
+ * stages only the records that changed since its last publish, and publishes what a full stage
+ * of the same file does.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,16 +20,31 @@ const SOURCES = [
   { sourceId: 'no-matrikkel-detail', tables: ['building_detail', 'building_floor', 'section', 'unit'], header: false },
   { sourceId: 'no-land-registry', tables: ['owner', 'property_transaction', 'transaction_party', 'person'], header: false },
 ] as const;
+// Their records are GML features (SourceAdapter.featureRecords).
+const FEATURE_SOURCES = [
+  { sourceId: 'no-cadastre', tables: ['parcel', 'parcel_property'], element: 'Teig' },
+  { sourceId: 'no-building', tables: ['building', 'building_status_history', 'building_unit_link'], element: 'Bygning' },
+] as const;
 
 let pipeline: TestPipeline;
 const nights: SampleResult[] = [];
 
-/** The non-empty lines of a source's file in a sample, as text. */
-async function fileLines(sample: SampleResult, sourceId: string): Promise<string[]> {
+/** A source's file in a sample, as text. */
+async function fileText(sample: SampleResult, sourceId: string): Promise<string> {
   const source = getSource(sourceId);
   const file = path.join(sample.outDir, source.inputFileName);
   const bytes = file.endsWith('.zip') ? [...(await readZip(file)).entries()].find(([name]) => source.zipEntry.test(name))![1] : await readFile(file);
-  return bytes.toString('utf8').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line !== '');
+  return bytes.toString('utf8');
+}
+
+/** The non-empty lines of a source's file in a sample. */
+async function fileLines(sample: SampleResult, sourceId: string): Promise<string[]> {
+  return (await fileText(sample, sourceId)).split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line !== '');
+}
+
+/** The feature elements of a source's GML file in a sample, as text. */
+async function featureElements(sample: SampleResult, sourceId: string, element: string): Promise<string[]> {
+  return (await fileText(sample, sourceId)).match(new RegExp(`<app:${element}[ >][\\s\\S]*?</app:${element}>`, 'g')) ?? [];
 }
 
 /** The record lines of a source's file in a sample (the header dropped). */
@@ -66,6 +82,27 @@ describe('a night of a line-record source', () => {
     const published = await tablesDigest(pipeline.pool, tables, 'NO');
 
     // The same file staged whole (--force) finds live exactly as the night left it.
+    const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId), force: true }), sourceId);
+    expect(full).toMatchObject({ outcome: 'published', rowsStaged: after.length - full.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
+    expect(await tablesDigest(pipeline.pool, tables, 'NO')).toEqual(published);
+  });
+
+  it.each(FEATURE_SOURCES)('$sourceId: parses only the changed GML features, and a full stage of the same file then changes nothing', async ({ sourceId, tables, element }) => {
+    const first = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[0], sourceId) }), sourceId);
+    expect(first.outcome).toBe('published');
+
+    const before = new Set(await featureElements(nights[0], sourceId, element));
+    const after = await featureElements(nights[1], sourceId, element);
+    const changed = after.filter((feature) => !before.has(feature)).length;
+    expect(changed).toBeGreaterThan(0);
+    expect(changed).toBeLessThan(after.length / 10);
+
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId) }), sourceId);
+    expect(night).toMatchObject({ outcome: 'published', rowsRead: after.length, rowsUnchanged: after.length - changed });
+    expect(night.rowsStaged + night.rowsRejected).toBe(changed);
+    expect(night.inserted + night.updated + night.deleted).toBeGreaterThan(0);
+    const published = await tablesDigest(pipeline.pool, tables, 'NO');
+
     const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId), force: true }), sourceId);
     expect(full).toMatchObject({ outcome: 'published', rowsStaged: after.length - full.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
     expect(await tablesDigest(pipeline.pool, tables, 'NO')).toEqual(published);

@@ -236,8 +236,8 @@ async function replaceChildren(context: StagingContext, scope: PublishScope, tab
 }
 
 async function publishBuildings(context: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const { client, stagingTable, runId } = context;
-  const buildings = await mergeTable(client, stagingTable, BUILDING_MERGE, scope, runId);
+  const { client, stagingTable, runId, removedKeys } = context;
+  const buildings = await mergeTable(client, stagingTable, BUILDING_MERGE, scope, runId, { removedKeys });
   const changed = `FROM ${stagingTable} s JOIN building b ON b.country = $1 AND b.building_id = s.building_id AND b.published_run_id = $2`;
   const history = await replaceChildren(
     context,
@@ -272,6 +272,7 @@ export const noBuilding: SourceAdapter = {
   stagingColumns: BUILDING_STAGING_COLUMNS,
   keyColumns: ['building_id'],
   parse: (input) => readBuildings(input),
+  featureRecords: { element: 'Bygning' },
   countLive: (client, scope) => countLiveRows(client, 'building', scope),
   publish: publishBuildings,
 };

@@ -77,9 +77,9 @@ async function* readTeig(input: NodeJS.ReadableStream): AsyncGenerator<ParsedRec
  * units from the links). Links change only when their parcel's hash changes, so only changed
  * parcels have their links rewritten.
  */
-async function publishCadastre({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+async function publishCadastre({ client, stagingTable, runId, removedKeys }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
-  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps } }));
+  const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps }, removedKeys }));
   // A teig links to every unit it lists; see unitsOf for which is the main one.
   const links = await timed('parcel_property', () =>
     relinkChangedParcels(
@@ -116,6 +116,7 @@ export const noCadastre: SourceAdapter = {
   ],
   keyColumns: ['parcel_id'],
   parse: (input) => readTeig(input),
+  featureRecords: { element: 'Teig' },
   repairStaged: (context) => repairInvalidPolygons(context),
   countLive: (client, scope) => countLiveRows(client, 'parcel', scope),
   publish: publishCadastre,
