@@ -52,6 +52,7 @@ function bytesAt(buffer: Buffer, at: number, bytes: Buffer): boolean {
 }
 
 const COMMENT_OPEN = Buffer.from('<!--');
+const CLOSE_TAG_OPEN = Buffer.from('</');
 const CDATA_OPEN = Buffer.from('<![CDATA[');
 
 /** Where the construct starting with `<` at `at` ends (one past its last byte); -1 when the buffer ends first. */
@@ -95,6 +96,28 @@ function tagName(buffer: Buffer, from: number): Buffer | undefined {
   let end = from;
   while (end < buffer.length && !endsName(buffer[end])) end++;
   return end === buffer.length ? undefined : buffer.subarray(from, end);
+}
+
+const COMMENT_OR_CDATA = Buffer.from('<!');
+const PROCESSING_INSTRUCTION = Buffer.from('<?');
+
+/**
+ * One past the closing tag of the open feature named `qualified`, when it is the next tag of
+ * that name after `from` and no comment, CDATA section, processing instruction or start tag of
+ * the same name stands between; -1 otherwise (the caller then steps through the tags).
+ */
+function closingTagEnd(buffer: Buffer, from: number, qualified: Buffer): number {
+  const needle = Buffer.concat([CLOSE_TAG_OPEN, qualified]);
+  let close = buffer.indexOf(needle, from);
+  // `</app:Bygning` also begins `</app:BygningsstatusHistorikk>`.
+  while (close !== -1 && !endsName(buffer[close + needle.length])) close = buffer.indexOf(needle, close + 1);
+  if (close === -1 || close + needle.length === buffer.length) return -1;
+  const span = buffer.subarray(from, close);
+  if (span.indexOf(COMMENT_OR_CDATA) !== -1 || span.indexOf(PROCESSING_INSTRUCTION) !== -1) return -1;
+  for (let nested = span.indexOf(qualified); nested !== -1; nested = span.indexOf(qualified, nested + 1)) {
+    if (nested > 0 && span[nested - 1] === LT && endsName(span[nested + qualified.length])) return -1;
+  }
+  return endOfMarkup(buffer, close);
 }
 
 function localPart(name: Buffer): Buffer {
@@ -147,6 +170,7 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
   let qualified: Buffer | undefined; // the open feature's tag name, prefix included
   let depth = 0;
   let number = 0;
+  let wrapper: Buffer | undefined; // the last text between features found to be wrapper tags
 
   const take = (bytes: Buffer) => {
     // Text between features is only kept as long as it can be wrapper tags.
@@ -172,10 +196,27 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
   for await (const chunk of input) {
     const buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
     carry = undefined;
+    let stepping = false;
     const out: FeatureSegment[] = [];
     let segmentStart = 0;
     let at = 0;
     for (;;) {
+      if (state === 'feature' && depth === 1 && !stepping) {
+        // Fast path: the feature's closing tag found directly, when nothing before it could hide
+        // one or nest another (a comment, CDATA, a start tag of the same name). Over the 423 MB
+        // of a 0.05 × national Bygning file the hashing pass took 1.7 s with it, 2.0 s stepping
+        // through every tag (0.5 s of either is the unzip).
+        const end = closingTagEnd(buffer, at, qualified!);
+        if (end !== -1) {
+          take(buffer.subarray(segmentStart, end));
+          out.push({ kind: 'feature', number, bytes: finish() });
+          segmentStart = at = end;
+          state = 'between';
+          depth = 0;
+          continue;
+        }
+        stepping = true; // until the feature ends or more of the file arrives
+      }
       const open = buffer.indexOf(LT, at);
       if (open === -1) break;
       const next = buffer[open + 1];
@@ -233,7 +274,11 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
       take(buffer.subarray(segmentStart, open));
       const before = finish();
       if (state === 'header') out.push({ kind: 'header', bytes: before });
-      else if (layout.regular && !isWrapperText(before.toString('latin1'))) layout.regular = false;
+      // A regular file repeats the same wrapper text between every two features: checked once.
+      else if (layout.regular && !(wrapper && before.equals(wrapper))) {
+        if (isWrapperText(before.toString('latin1'))) wrapper = before;
+        else layout.regular = false;
+      }
       number++;
       segmentStart = open;
       if (buffer[end - 2] === SLASH) {
@@ -245,6 +290,7 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
         qualified = Buffer.from(name);
         depth = 1;
         state = 'feature';
+        stepping = false;
       }
     }
     take(buffer.subarray(segmentStart, carry ? buffer.length - carry.length : buffer.length));

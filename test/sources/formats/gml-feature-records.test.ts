@@ -67,7 +67,7 @@ describe('hashFeatureRecords', () => {
   it('takes no tag inside a comment or CDATA for a feature, and keeps a nested one of the same name inside its feature', async () => {
     const text = Buffer.from(
       '<c><!-- <app:Teig> --><m><app:Teig a=">"><x><![CDATA[</app:Teig>]]></x><app:Teig/><app:Teig><y/></app:Teig></app:Teig></m>' +
-        '<m><Teig/></m><m><other:Teig>2</other:Teig></m><m><app:Teiger/></m></c>',
+        '<m><Teig/></m><m><other:Teig><other:Teigdel>2</other:Teigdel></other:Teig></m><m><app:Teiger/></m></c>',
     );
     const { hashed } = await hashes(text, 'Teig', 5);
     expect(hashed.map((record) => record.number)).toEqual([1, 2, 3]);
