@@ -1,20 +1,22 @@
+import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { quoteIdent, withTransaction } from '../lib/db.js';
 import { CopyWriter } from '../lib/copy-writer.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
-import { openInput } from '../sources/formats/open-input.js';
-import { Readable } from 'node:stream';
+import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine } from '../sources/formats/line-records.js';
-import { hashFeatureRecords, keepFeatures, type FeatureLayout } from '../sources/formats/gml-feature-records.js';
+import { hashFeatureRecords, keepFeatures } from '../sources/formats/gml-feature-records.js';
+import { hashGeoPackageRows } from '../sources/formats/geopackage-records.js';
 import type { ChangeCounts, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
 
 /**
- * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords) or GML
- * features (SourceAdapter.featureRecords; a feature's number stands for its line). A night's
- * file differs from the last one in a few percent of its lines, but parsing it whole was most of
- * the night (issue 19, docs/scaling.md). So the stage first hashes every line (a byte scan, no
+ * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords), GML
+ * features (SourceAdapter.featureRecords) or GeoPackage rows (SourceAdapter.geoPackageRecords);
+ * a feature's number or a row's fid stands for its line. A night's file differs from the last
+ * one in a few percent of its lines, but parsing it whole was most of the night (issue 19,
+ * docs/scaling.md). So the stage first hashes every line (a byte scan, no
  * parse) into the run's records table, compares the hashes with `source_record` (the lines
  * the live rows were published from), and parses only the lines that are new. The publish then
  * upserts what was staged, removes the keys whose line is gone, and records the file's hashes,
@@ -26,18 +28,27 @@ import { recordsTableName, stagingLost } from './staging-table.js';
  */
 
 /** Whether the source's records can be hashed one by one, so a night parses only the changed ones. */
-export const hasRecordHashes = (source: SourceAdapter): boolean => Boolean(source.lineRecords || source.featureRecords);
+export const hasRecordHashes = (source: SourceAdapter): boolean => Boolean(source.lineRecords || source.featureRecords || source.geoPackageRecords);
 
-function hashRecords(source: SourceAdapter, input: Readable, layout: FeatureLayout): AsyncGenerator<HashedLine[]> {
-  return source.lineRecords ? hashLineRecords(input, source.lineRecords) : hashFeatureRecords(input, source.featureRecords!, layout);
+/** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
+function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: { regular: boolean }): AsyncGenerator<HashedLine[]> {
+  if (source.lineRecords) return hashLineRecords(input.stream, source.lineRecords);
+  if (source.featureRecords) return hashFeatureRecords(input.stream, source.featureRecords, layout);
+  return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout);
 }
 
 /**
  * The artifact as the parser reads it on an increment: only the changed records, and how a
  * position the parser gives maps back to the record's number in the file. Lines keep their
- * numbers (the others are blanked); the kept features are numbered 1, 2, … by the parser.
+ * numbers (the others are blanked); the kept features are numbered 1, 2, … by the parser; a
+ * GeoPackage's reader skips the unchanged rows by fid.
  */
-export function changedRecordsOnly(source: SourceAdapter, input: Readable, changed: LineSet): { stream: Readable; filePosition?: (position: number) => number } {
+export function changedRecordsOnly(
+  source: SourceAdapter,
+  input: Readable,
+  changed: LineSet,
+): { stream: Readable; filePosition?: (position: number) => number; keepPosition?: (position: number) => boolean } {
+  if (source.geoPackageRecords) return { stream: input, keepPosition: (fid) => changed.has(fid) };
   if (source.lineRecords) {
     return { stream: Readable.from(blankLinesExcept(input, { header: source.lineRecords.header, keep: (line) => changed.has(line) })) };
   }
@@ -73,8 +84,8 @@ export async function hashArtifactLines(
   const copy = new CopyWriter(client, table);
   let lastLine = 0;
   let total = 0;
-  const layout: FeatureLayout = { regular: true };
-  for await (const lines of hashRecords(source, input.stream, layout)) {
+  const layout = { regular: true };
+  for await (const lines of hashRecords(source, input, request.artifactPath, layout)) {
     for (const { number, hash } of lines) copy.add(`${number}\t${hash}\n`);
     lastLine = lines[lines.length - 1].number;
     total += lines.length;
@@ -83,7 +94,7 @@ export async function hashArtifactLines(
   await copy.end();
   await client.query(`ANALYZE ${table}`);
 
-  if (!layout.regular) console.warn(`nordprop: ${source.id}: the file holds more than wrapper tags between its features; staging the whole file`);
+  if (!layout.regular) console.warn(`nordprop: ${source.id}: its records cannot be read apart (see the source's page); staging the whole file`);
   if (!request.incremental || !layout.regular || !(await publishedRecordsDescribeLive(client, source, request.stagingTable))) {
     return { records: { table, total, unchanged: 0, increment: false } };
   }

@@ -155,7 +155,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
 
     // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
     await withHeartbeat(async () => {
-      for await (const records of parsed(source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath: request.artifactPath }), input)) {
+      for await (const records of parsed(source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath: request.artifactPath, keepPosition: changed?.keepPosition }), input)) {
         for (const record of records) {
           if (filePosition) record.position = filePosition(record.position);
           if (record.position <= committedPosition) continue;

@@ -26,7 +26,11 @@ export function nationalByFileName(input: string): InputScope {
   return /(^|[_\-/])0000_/.test(path.basename(input)) ? 'country' : 'staged-municipalities';
 }
 
-/** Whether a run of `source` on `input` replaces the whole country: by its rule, or as its national download or change feed. */
+/**
+ * Whether a run of `source` on `input` replaces the whole country: by its rule, or as its
+ * national download or change feed, or as a file named as the national download is (the
+ * configured input folder's, NORDPROP_INPUT_DIR, where a nightly reads it from).
+ */
 export function inputCoversCountry(source: SourceAdapter, input: string): boolean {
-  return !!source.increment?.accepts(input) || input === source.defaultInput || source.scopeOf(input) === 'country';
+  return !!source.increment?.accepts(input) || input === source.defaultInput || path.basename(input) === source.inputFileName || source.scopeOf(input) === 'country';
 }

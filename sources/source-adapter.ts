@@ -4,6 +4,7 @@ import type { CellValue } from '../lib/domain/cell-value.js';
 import type { ChangeCounts } from '../lib/domain/change-counts.js';
 import type { Country } from '../lib/domain/country.js';
 import type { PublishScope } from '../lib/domain/publish-scope.js';
+import type { LayerSpec } from './formats/geopackage-input.js';
 
 /**
  * The contract a register adapter fulfils. An adapter is the unit a newcomer adds: it says
@@ -64,6 +65,11 @@ export interface ParseContext {
    * (a GeoPackage is an SQLite database: opened in place, or its zip entry extracted beside it).
    */
   artifactPath?: string;
+  /**
+   * A night of a source with record hashes whose records are rows (`geoPackageRecords`): the
+   * positions to parse; every other row is unchanged since the last publish and is skipped.
+   */
+  keepPosition?: (position: number) => boolean;
 }
 
 export interface SourceAdapter {
@@ -112,6 +118,12 @@ export interface SourceAdapter {
    * nothing but the element and the CRS its ancestors state (sources/formats/gml-feature-records.ts).
    */
   featureRecords?: { element: string };
+  /**
+   * The same for a GeoPackage layer: every record is one row of the layer `spec` names, its
+   * position its fid, and its row depends on nothing but the columns read and the geometry
+   * blob (sources/formats/geopackage-records.ts).
+   */
+  geoPackageRecords?: LayerSpec;
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;
   /** Live rows in the scope, for the row-drop check; the staged snapshot, for a source whose files each hold one part of a table. */

@@ -77,7 +77,7 @@ export async function* readGeoPackage(
     try {
       const { layer, columns, toRecord } = plan(gpkg);
       let batch: ParsedRecord[] = [];
-      for (const feature of gpkg.features(layer, columns)) {
+      for (const feature of gpkg.features(layer, columns, context.keepPosition)) {
         batch.push(toRecord(feature, layer));
         if (batch.length >= batchSize) {
           yield batch;
@@ -93,6 +93,13 @@ export async function* readGeoPackage(
   }
 }
 
+/** The layer `spec` names and the columns of it that are read (the optional ones the file has). */
+export function plannedLayer(gpkg: GeoPackage, spec: LayerSpec): { layer: GeoPackageLayer; columns: string[] } {
+  const layer = gpkg.layer(spec.layer, spec.srid);
+  const present = (spec.optionalColumns ?? []).filter((column) => layer.columns.includes(column));
+  return { layer, columns: [...spec.columns, ...present] };
+}
+
 /** Reads the layer a register names (`spec`), one staged record per feature. */
 export function readGeoPackageLayer(
   input: Readable,
@@ -100,11 +107,7 @@ export function readGeoPackageLayer(
   spec: LayerSpec,
   toRecord: (feature: GeoPackageFeature, layer: GeoPackageLayer) => ParsedRecord,
 ): AsyncGenerator<ParsedRecord[]> {
-  return readGeoPackage(input, context, (gpkg) => {
-    const layer = gpkg.layer(spec.layer, spec.srid);
-    const present = (spec.optionalColumns ?? []).filter((column) => layer.columns.includes(column));
-    return { layer, columns: [...spec.columns, ...present], toRecord };
-  });
+  return readGeoPackage(input, context, (gpkg) => ({ ...plannedLayer(gpkg, spec), toRecord }));
 }
 
 /** A feature's attributes as a reject's raw text (the geometry is left out: it is a blob). */

@@ -161,24 +161,32 @@ export class GeoPackage {
 
   /**
    * The layer's rows in feature-id order (the file's own order, so a retried stage resumes by
-   * position), one at a time. `columns` limits the attributes read.
+   * position), one at a time. `columns` limits the attributes read; `keep`, when given, skips
+   * the rows it refuses before their geometry is decoded.
    */
-  *features(layer: GeoPackageLayer, columns: string[] = layer.columns): Generator<GeoPackageFeature> {
+  *features(layer: GeoPackageLayer, columns: string[] = layer.columns, keep?: (position: number) => boolean): Generator<GeoPackageFeature> {
+    for (const row of this.rows(layer, columns)) {
+      if (keep && !keep(row.position)) continue;
+      const attributes: Record<string, unknown> = {};
+      columns.forEach((column, i) => (attributes[column] = row.values[i]));
+      yield { position: row.position, attributes, ...decode(row.blob, layer) };
+    }
+  }
+
+  /** The layer's rows as stored: fid, the `columns`' values in that order, the geometry blob undecoded. */
+  *rows(layer: GeoPackageLayer, columns: string[] = layer.columns): Generator<{ position: number; values: unknown[]; blob: unknown }> {
     const unknown = columns.filter((c) => !layer.columns.includes(c));
     if (unknown.length) throw new InputFormatError(`${this.label}: layer "${layer.table}" has no column ${unknown.join(', ')} (columns: ${layer.columns.join(', ')})`);
     const statement = this.query(`while reading layer "${layer.table}"`, () =>
       this.db.prepare(
         `SELECT ${[layer.idColumn, layer.geometryColumn, ...columns].map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(layer.table)} ORDER BY ${quoteIdentifier(layer.idColumn)}`,
-      ),
+      ).raw(),
     );
     let position: number | null = null;
     try {
-      for (const row of statement.iterate() as Iterable<Record<string, unknown>>) {
-        const blob = row[layer.geometryColumn];
-        const attributes: Record<string, unknown> = {};
-        for (const column of columns) attributes[column] = row[column];
-        position = Number(row[layer.idColumn]);
-        yield { position, attributes, ...decode(blob, layer) };
+      for (const row of statement.iterate() as Iterable<unknown[]>) {
+        position = Number(row[0]);
+        yield { position, values: row.slice(2), blob: row[1] };
       }
     } catch (error) {
       // A damaged page shows only when the iteration reaches it.

@@ -1,5 +1,6 @@
 /**
- * A night of a line-record or GML feature-record source (activities/line-records.ts) parses and
+ * A night of a source with record hashes (lines, GML features, GeoPackage rows;
+ * activities/line-records.ts) parses and
  * stages only the records that changed since its last publish, and publishes what a full stage
  * of the same file does.
  */
@@ -12,6 +13,7 @@ import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runBackfill, sourceOf } from '../support/runs.js';
 import { tablesDigest } from '../support/live-snapshot.js';
 import { readZip, tempDir } from '../sample/helpers.js';
+import { GeoPackage } from '../../sources/formats/geopackage.js';
 
 // no-certification reads the same way, but its sample file holds too few rows for a night to change one at this scale.
 const SOURCES = [
@@ -49,6 +51,18 @@ async function featureElements(sample: SampleResult, sourceId: string, element: 
 
 /** The record lines of a source's file in a sample (the header dropped). */
 const recordLines = async (sample: SampleResult, sourceId: string, header: boolean) => (await fileLines(sample, sourceId)).slice(header ? 1 : 0);
+
+/** Every row of a source's GeoPackage layer in a sample as stored (attributes and geometry blob), as text. */
+function storedRows(sample: SampleResult, sourceId: string): string[] {
+  const source = getSource(sourceId);
+  const gpkg = GeoPackage.open(path.join(sample.outDir, source.inputFileName));
+  try {
+    const layer = gpkg.layer(source.geoPackageRecords!.layer);
+    return [...gpkg.rows(layer, source.geoPackageRecords!.columns)].map((row) => JSON.stringify([row.values, (row.blob as Buffer).toString('base64')]));
+  } finally {
+    gpkg.close();
+  }
+}
 
 const input = (sample: SampleResult, sourceId: string) => path.join(sample.outDir, getSource(sourceId).inputFileName);
 beforeAll(async () => {
@@ -106,6 +120,28 @@ describe('a night of a line-record source', () => {
     const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId), force: true }), sourceId);
     expect(full).toMatchObject({ outcome: 'published', rowsStaged: after.length - full.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
     expect(await tablesDigest(pipeline.pool, tables, 'NO')).toEqual(published);
+  });
+
+  it('se-address: parses only the GeoPackage rows that changed, and a full stage of the same file then changes nothing', async () => {
+    const sourceId = 'se-address';
+    const first = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[0], sourceId) }), sourceId);
+    expect(first.outcome).toBe('published');
+
+    const before = new Set(storedRows(nights[0], sourceId));
+    const after = storedRows(nights[1], sourceId);
+    const changed = after.filter((row) => !before.has(row)).length;
+    expect(changed).toBeGreaterThan(0);
+    expect(changed).toBeLessThan(after.length / 10);
+
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId) }), sourceId);
+    expect(night).toMatchObject({ outcome: 'published', rowsRead: after.length, rowsUnchanged: after.length - changed });
+    expect(night.rowsStaged + night.rowsRejected).toBe(changed);
+    expect(night.inserted + night.updated + night.deleted).toBeGreaterThan(0);
+    const published = await tablesDigest(pipeline.pool, ['address'], 'SE');
+
+    const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId), force: true }), sourceId);
+    expect(full).toMatchObject({ outcome: 'published', rowsStaged: after.length - full.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
+    expect(await tablesDigest(pipeline.pool, ['address'], 'SE')).toEqual(published);
   });
 
   it('stages the whole file when live no longer matches what was published (rows deleted by hand)', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getSource } from '../../sources/registry.js';
+import { inputCoversCountry } from '../../sources/input-scope.js';
 
 /**
  * Each registered source's own scope rule (`scopeOf`): what one of its inputs replaces, the
@@ -29,5 +30,12 @@ describe('the scope rule each source declares', () => {
     // Not Geonorge's naming: a 0000 in a Swedish GeoPackage's name says nothing about its coverage.
     expect(getSource('se-cadastre').scopeOf('/data/lan_0000_fastighetsindelning.gpkg')).toBe('staged-municipalities');
     expect(getSource('se-address').scopeOf('/data/belagenhetsadresser_stockholms_lan.gpkg')).toBe('staged-municipalities');
+  });
+
+  it('a file named as the national download replaces the country wherever it lies (NORDPROP_INPUT_DIR); any other name only its municipalities', () => {
+    const address = getSource('se-address');
+    expect(inputCoversCountry(address, '/srv/inputs/belagenhetsadresser_sverige.gpkg')).toBe(true);
+    expect(inputCoversCountry(address, '/srv/inputs/belagenhetsadresser_stockholms_lan.gpkg')).toBe(false);
+    expect(inputCoversCountry(getSource('se-cadastre'), '/srv/inputs/fastighetsindelning_sverige.gpkg')).toBe(true);
   });
 });

@@ -22,6 +22,7 @@ const COLUMNS = [
   'adressplatsnummer', 'bokstavstillagg', 'lagestillagg', 'lagestillaggsnummer', 'avvikerfranstandarden',
   'avvikandeadressplatsbeteckning', 'kommunkod', 'kommunnamn', 'postnummer', 'postort', 'statusforbelagenhetsadress', 'versiongiltigfran',
 ];
+const LAYER_SPEC = { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS };
 const STATUSES = new Set(['Gällande', 'Reserverad']);
 const LAGESTILLAGG = new Set(['U', 'UH', 'UV']);
 const toWgs84 = transformTo(SWEREF99_TM);
@@ -157,7 +158,8 @@ export const seAddress: SourceAdapter = {
     { name: 'source_updated_at', type: 'timestamp' },
   ],
   keyColumns: ['address_id'],
-  parse: (input, context) => readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS }, addressRecord),
+  parse: (input, context) => readGeoPackageLayer(input, context, LAYER_SPEC, addressRecord),
+  geoPackageRecords: LAYER_SPEC,
   countLive: (client, scope) => countLiveRows(client, 'address', scope),
   // The rows it writes are linked as they are written; the cadastre's publish re-links the rest.
   publish: publishInto(ADDRESS_MERGE),

@@ -1,0 +1,67 @@
+import { hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { ParseContext } from '../source-adapter.js';
+import { GeoPackage } from './geopackage.js';
+import { geoPackageFile, plannedLayer, type LayerSpec } from './geopackage-input.js';
+import type { HashedLine } from './line-records.js';
+
+/**
+ * Row hashes of a register GeoPackage (SourceAdapter.geoPackageRecords): the night's stage
+ * hashes each row of the layer as stored (the columns the adapter reads and the geometry blob,
+ * not decoded), then parses only the rows whose hash the last publish did not have
+ * (activities/line-records.ts). A row's number is its fid, which the reader gives as its position.
+ */
+
+export interface RowLayout {
+  /** Cleared when the fids are below 1 or too sparse for a bit per fid (the set of changed rows is kept so). */
+  regular: boolean;
+}
+
+/** fids up to this many times the row count (plus a margin) are dense enough for a bit set. */
+const MAX_FID_SPREAD = 4;
+const FID_MARGIN = 1_000_000;
+
+/** Text that identifies a value's type and content (a number 1 and a text '1' differ). */
+function valueText(value: unknown): string {
+  if (value === null || value === undefined) return '\u0000';
+  if (Buffer.isBuffer(value)) return `b${value.toString('base64')}`;
+  return `${typeof value === 'number' ? 'n' : typeof value === 'bigint' ? 'i' : 's'}${String(value)}`;
+}
+
+/**
+ * Hashes every row of the layer `spec` names (the first 128 bits of SHA-1 over the columns'
+ * names, the values and the geometry blob), a batch of rows at a time. `layout.regular` is final
+ * once the iteration ends.
+ */
+export async function* hashGeoPackageRows(input: Readable, context: ParseContext, spec: LayerSpec, layout: RowLayout, batchSize = 5000): AsyncGenerator<HashedLine[]> {
+  const file = await geoPackageFile(input, context);
+  try {
+    const gpkg = GeoPackage.open(file.path, context.fileName);
+    try {
+      const { layer, columns } = plannedLayer(gpkg, spec);
+      const header = `${columns.join('\u001f')}\n`;
+      let rows = 0;
+      let lastFid = 0;
+      let firstFid = Infinity;
+      let batch: HashedLine[] = [];
+      for (const row of gpkg.rows(layer, columns)) {
+        const text = header + row.values.map(valueText).join('\u001f');
+        const blob = Buffer.isBuffer(row.blob) ? row.blob : Buffer.from(valueText(row.blob));
+        batch.push({ number: row.position, hash: hash('sha1', Buffer.concat([Buffer.from(text), Buffer.from('\n'), blob]), 'hex').slice(0, 32) });
+        rows++;
+        lastFid = row.position;
+        firstFid = Math.min(firstFid, row.position);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
+      if (firstFid < 1 || lastFid > rows * MAX_FID_SPREAD + FID_MARGIN) layout.regular = false;
+    } finally {
+      gpkg.close();
+    }
+  } finally {
+    await file.cleanup();
+  }
+}
