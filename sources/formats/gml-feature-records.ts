@@ -200,6 +200,14 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
     const out: FeatureSegment[] = [];
     let segmentStart = 0;
     let at = 0;
+    /** The open feature ends just before `end`. */
+    const closeFeature = (end: number) => {
+      take(buffer.subarray(segmentStart, end));
+      out.push({ kind: 'feature', number, bytes: finish() });
+      segmentStart = at = end;
+      state = 'between';
+      depth = 0;
+    };
     for (;;) {
       if (state === 'feature' && depth === 1 && !stepping) {
         // Fast path: the feature's closing tag found directly, when nothing before it could hide
@@ -208,11 +216,7 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
         // through every tag (0.5 s of either is the unzip).
         const end = closingTagEnd(buffer, at, qualified!);
         if (end !== -1) {
-          take(buffer.subarray(segmentStart, end));
-          out.push({ kind: 'feature', number, bytes: finish() });
-          segmentStart = at = end;
-          state = 'between';
-          depth = 0;
+          closeFeature(end);
           continue;
         }
         stepping = true; // until the feature ends or more of the file arrives
@@ -253,12 +257,7 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
         }
         at = end;
         if (!closing && buffer[end - 2] !== SLASH) depth++;
-        else if (closing && --depth === 0) {
-          take(buffer.subarray(segmentStart, end));
-          out.push({ kind: 'feature', number, bytes: finish() });
-          segmentStart = end;
-          state = 'between';
-        }
+        else if (closing && --depth === 0) closeFeature(end);
         continue;
       }
       // Header or between features: markup is read whole; a start tag of the feature's name opens one.

@@ -22,10 +22,14 @@ const SOURCES = [
   { sourceId: 'no-matrikkel-detail', tables: ['building_detail', 'building_floor', 'section', 'unit'], header: false },
   { sourceId: 'no-land-registry', tables: ['owner', 'property_transaction', 'transaction_party', 'person'], header: false },
 ] as const;
-// Their records are GML features (SourceAdapter.featureRecords).
-const FEATURE_SOURCES = [
-  { sourceId: 'no-cadastre', tables: ['parcel', 'parcel_property'], element: 'Teig' },
-  { sourceId: 'no-building', tables: ['building', 'building_status_history', 'building_unit_link'], element: 'Bygning' },
+// Their records are GML features (SourceAdapter.featureRecords) or GeoPackage rows (geoPackageRecords).
+const RECORD_SOURCES = [
+  { sourceId: 'no-cadastre', kind: 'GML features', country: 'NO', tables: ['parcel', 'parcel_property'], records: (sample: SampleResult) => featureElements(sample, 'no-cadastre', 'Teig') },
+  {
+    sourceId: 'no-building', kind: 'GML features', country: 'NO', tables: ['building', 'building_status_history', 'building_unit_link'],
+    records: (sample: SampleResult) => featureElements(sample, 'no-building', 'Bygning'),
+  },
+  { sourceId: 'se-address', kind: 'GeoPackage rows', country: 'SE', tables: ['address'], records: async (sample: SampleResult) => storedRows(sample, 'se-address') },
 ] as const;
 
 let pipeline: TestPipeline;
@@ -101,12 +105,12 @@ describe('a night of a line-record source', () => {
     expect(await tablesDigest(pipeline.pool, tables, 'NO')).toEqual(published);
   });
 
-  it.each(FEATURE_SOURCES)('$sourceId: parses only the changed GML features, and a full stage of the same file then changes nothing', async ({ sourceId, tables, element }) => {
+  it.each(RECORD_SOURCES)('$sourceId: parses only the changed $kind, and a full stage of the same file then changes nothing', async ({ sourceId, country, tables, records }) => {
     const first = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[0], sourceId) }), sourceId);
     expect(first.outcome).toBe('published');
 
-    const before = new Set(await featureElements(nights[0], sourceId, element));
-    const after = await featureElements(nights[1], sourceId, element);
+    const before = new Set(await records(nights[0]));
+    const after = await records(nights[1]);
     const changed = after.filter((feature) => !before.has(feature)).length;
     expect(changed).toBeGreaterThan(0);
     expect(changed).toBeLessThan(after.length / 10);
@@ -115,33 +119,11 @@ describe('a night of a line-record source', () => {
     expect(night).toMatchObject({ outcome: 'published', rowsRead: after.length, rowsUnchanged: after.length - changed });
     expect(night.rowsStaged + night.rowsRejected).toBe(changed);
     expect(night.inserted + night.updated + night.deleted).toBeGreaterThan(0);
-    const published = await tablesDigest(pipeline.pool, tables, 'NO');
+    const published = await tablesDigest(pipeline.pool, tables, country);
 
     const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId), force: true }), sourceId);
     expect(full).toMatchObject({ outcome: 'published', rowsStaged: after.length - full.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
-    expect(await tablesDigest(pipeline.pool, tables, 'NO')).toEqual(published);
-  });
-
-  it('se-address: parses only the GeoPackage rows that changed, and a full stage of the same file then changes nothing', async () => {
-    const sourceId = 'se-address';
-    const first = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[0], sourceId) }), sourceId);
-    expect(first.outcome).toBe('published');
-
-    const before = new Set(storedRows(nights[0], sourceId));
-    const after = storedRows(nights[1], sourceId);
-    const changed = after.filter((row) => !before.has(row)).length;
-    expect(changed).toBeGreaterThan(0);
-    expect(changed).toBeLessThan(after.length / 10);
-
-    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId) }), sourceId);
-    expect(night).toMatchObject({ outcome: 'published', rowsRead: after.length, rowsUnchanged: after.length - changed });
-    expect(night.rowsStaged + night.rowsRejected).toBe(changed);
-    expect(night.inserted + night.updated + night.deleted).toBeGreaterThan(0);
-    const published = await tablesDigest(pipeline.pool, ['address'], 'SE');
-
-    const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId), force: true }), sourceId);
-    expect(full).toMatchObject({ outcome: 'published', rowsStaged: after.length - full.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
-    expect(await tablesDigest(pipeline.pool, ['address'], 'SE')).toEqual(published);
+    expect(await tablesDigest(pipeline.pool, tables, country)).toEqual(published);
   });
 
   it('stages the whole file when live no longer matches what was published (rows deleted by hand)', async () => {
