@@ -7,7 +7,7 @@ import { encodeCells } from '../lib/copy-text.js';
 import { CopyWriter } from '../lib/copy-writer.js';
 import { getSource } from '../sources/registry.js';
 import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
-import { readFailure } from '../sources/formats/input-error.js';
+import { InputFormatError, readFailure } from '../sources/formats/input-error.js';
 import { inputCoversCountry } from '../sources/input-scope.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
@@ -63,14 +63,19 @@ async function prepareStaging(client: pg.PoolClient, source: SourceAdapter, tabl
  * InputFormatError, or the zip entry's corruption when that is the cause. System errors (EIO)
  * pass through and are retried.
  */
-async function* parsed<T>(records: AsyncIterable<T>, input: OpenedInput): AsyncGenerator<T> {
+async function* parsed<T>(records: AsyncIterable<T>, input: OpenedInput, filtered: boolean): AsyncGenerator<T> {
   const iterator = records[Symbol.asyncIterator]();
   for (;;) {
     let next: IteratorResult<T>;
     try {
       next = await iterator.next();
     } catch (error) {
-      throw await readFailure(error, { input: input.stream, label: input.fileName });
+      const failure = await readFailure(error, { input: input.stream, label: input.fileName });
+      // The parser read the changed features only: where it says it stopped is in their text.
+      if (filtered && failure instanceof InputFormatError) {
+        failure.message += ' (in the changed features, which a night parses alone: line and column count in their text, not the file\'s; `--force` parses the whole file)';
+      }
+      throw failure;
     }
     if (next.done) return;
     yield next.value;
@@ -155,7 +160,8 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
 
     // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
     await withHeartbeat(async () => {
-      for await (const records of parsed(source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath: request.artifactPath, keepPosition: changed?.keepPosition }), input)) {
+      const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath: request.artifactPath, keepPosition: changed?.keepPosition });
+      for await (const records of parsed(parse, input, filePosition !== undefined)) {
         for (const record of records) {
           if (filePosition) record.position = filePosition(record.position);
           if (record.position <= committedPosition) continue;

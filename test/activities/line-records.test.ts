@@ -126,6 +126,22 @@ describe('a night of a line-record source', () => {
     expect(await tablesDigest(pipeline.pool, tables, country)).toEqual(published);
   });
 
+  it('fails a night whose changed GML feature is malformed, saying where, and leaves live as it was', async () => {
+    // Runs after the it.each above: live holds night 1 of no-cadastre, and its feature hashes.
+    const sourceId = 'no-cadastre';
+    const before = await tablesDigest(pipeline.pool, ['parcel', 'parcel_property'], 'NO');
+    const text = await fileText(nights[1], sourceId);
+    const features = await featureElements(nights[1], sourceId, 'Teig');
+    const broken = features[4].replace('</app:lokalId>', '</app:lokalIdX>');
+    const file = path.join(await tempDir('line-records-broken'), 'Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.gml');
+    await writeFile(file, text.replace(features[4], broken));
+
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
+    expect(night.outcome).toBe('failed');
+    expect(night.error).toMatch(/^Malformed or truncated GML at line \d+, column \d+: .*\(in the changed features, which a night parses alone/);
+    expect(await tablesDigest(pipeline.pool, ['parcel', 'parcel_property'], 'NO')).toEqual(before);
+  });
+
   it('stages the whole file when live no longer matches what was published (rows deleted by hand)', async () => {
     const { sourceId, tables: [table], header } = SOURCES[0];
     const deleted = await pipeline.pool.query(`DELETE FROM ${table} WHERE country = 'NO' AND address_id IN (SELECT address_id FROM ${table} WHERE country = 'NO' ORDER BY address_id LIMIT 5)`);
