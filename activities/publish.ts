@@ -6,7 +6,7 @@ import type { ValidatedSnapshot } from './types.js';
 import { assertStagingIntact, dropStagingTables } from './staging-table.js';
 import { withHeartbeat } from './heartbeat.js';
 import { analyzeStaleTables } from './stale-statistics.js';
-import { assertIncrementBase, assertRecordsIntact, collectRemovedKeys, recordPublishedLines } from './line-records.js';
+import { assertIncrementBase, assertRecordsIntact, collectRemovedKeys, recordPublishedLines } from './record-hashes.js';
 import { recordDuration } from './ledger.js';
 import { stepTimer } from '../sources/publish/step-timer.js';
 import { lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';

@@ -13,7 +13,7 @@ import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
-import { changedRecordsOnly, hashArtifactLines, hasRecordHashes } from './line-records.js';
+import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes } from './record-hashes.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
@@ -119,7 +119,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     await client.query(createStagingSql(source, table));
     // Hashing a national file's lines takes seconds: beat meanwhile, keeping the resume position.
     const lines = hasRecordHashes(source)
-      ? await withHeartbeat(() => hashArtifactLines(client, {
+      ? await withHeartbeat(() => hashArtifactRecords(client, {
         source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table,
         incremental: !request.force && request.input !== undefined && inputCoversCountry(source, request.input),
       }), () => latest)

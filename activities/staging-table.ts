@@ -9,7 +9,7 @@ export function stagingTableName(sourceId: string, runId: string): string {
   return `staging.${quoteIdent(name)}`;
 }
 
-/** A line-record source's run also hashes its file's lines into `staging."r_<source>_<run>"` (activities/line-records.ts). */
+/** A line-record source's run also hashes its file's lines into `staging."r_<source>_<run>"` (activities/record-hashes.ts). */
 export function recordsTableName(sourceId: string, runId: string): string {
   const name = `r_${sourceId}_${runId}`.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 63);
   return `staging.${quoteIdent(name)}`;

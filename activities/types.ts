@@ -37,7 +37,11 @@ export interface Artifact {
   workerTaskQueue?: string;
 }
 
-/** A line-record source's stage (activities/line-records.ts): the run's records table and how much of the file was already live. */
+/**
+ * A stage of a source with record hashes (lines, GML features, GeoPackage rows;
+ * activities/record-hashes.ts): the run's records table and how much of the file was already
+ * live. A record's number (`line` in the table) is its line, feature number or fid.
+ */
 export interface LineRecords {
   /** `staging."r_<source>_<run>"`: (line, record_hash) of every record line of the file. */
   table: string;
@@ -58,7 +62,11 @@ export interface StagedSnapshot {
   rowsRead: number;
   rowsStaged: number;
   rowsRejected: number;
-  /** A line-record source's file hashes (activities/line-records.ts); with `increment`, staging holds its changed lines only. */
+  /**
+   * The file's record hashes (activities/record-hashes.ts); with `increment`, staging holds its
+   * changed records only. Named for the first kind of record: a run staged before a rename and
+   * published after it would lose the field, and publish an increment as a whole snapshot.
+   */
   lineRecords?: LineRecords;
 }
 

@@ -4,7 +4,7 @@ import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { getSource } from '../sources/registry.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { inputCoversCountry } from '../sources/input-scope.js';
-import { quarantineDuplicatesOfUnchanged } from './line-records.js';
+import { quarantineDuplicatesOfUnchanged } from './record-hashes.js';
 import type { PublishScope } from '../lib/domain/publish-scope.js';
 import { recordDuration } from './ledger.js';
 import { withHeartbeat } from './heartbeat.js';

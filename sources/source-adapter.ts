@@ -108,7 +108,7 @@ export interface SourceAdapter {
    * Every record is one line of the file, read with readUnquotedLines (a CSV without quoted
    * newlines, JSON Lines), and its row depends on nothing but that line and, with `header`, the
    * file's first non-empty line. A national run then parses only the lines that changed since
-   * the source's last publish (activities/line-records.ts). Needs a publish that honours
+   * the source's last publish (activities/record-hashes.ts). Needs a publish that honours
    * `StagingContext.removedKeys` (publishInto does) and whose live rows are one per staged row.
    */
   lineRecords?: { header: boolean };

@@ -9,7 +9,7 @@ import type { HashedLine } from './line-records.js';
  * Row hashes of a register GeoPackage (SourceAdapter.geoPackageRecords): the night's stage
  * hashes each row of the layer as stored (the columns the adapter reads and the geometry blob,
  * not decoded), then parses only the rows whose hash the last publish did not have
- * (activities/line-records.ts). A row's number is its fid, which the reader gives as its position.
+ * (activities/record-hashes.ts). A row's number is its fid, which the reader gives as its position.
  */
 
 export interface RowLayout {

@@ -6,7 +6,7 @@ import type { HashedLine } from './line-records.js';
  * Byte-level reading of a GML feature collection whose every record is one feature element
  * (SourceAdapter.featureRecords): the night's stage hashes each feature's bytes without parsing
  * them, then feeds the parser only the features whose hash the last publish did not have
- * (activities/line-records.ts). The XML parse, geometry and reprojection are most of a GML
+ * (activities/record-hashes.ts). The XML parse, geometry and reprojection are most of a GML
  * stage; this scan finds the features by their tags alone.
  *
  * Features are numbered from 1 in file order, counting every element of the feature's local

@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 /**
  * Byte-level reading of a file whose every record is one line (SourceAdapter.lineRecords): the
  * night's stage hashes each line without parsing it, then feeds the parser only the lines whose
- * hash the last publish did not have (activities/line-records.ts). Lines are numbered from 1
+ * hash the last publish did not have (activities/record-hashes.ts). Lines are numbered from 1
  * over every line of the file, empty ones included, exactly as readUnquotedLines numbers them,
  * so a record's position is the same whether the parser saw the whole file or the filtered one.
  */

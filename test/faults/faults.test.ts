@@ -215,7 +215,7 @@ describe('faults of the infrastructure, one at a time (they disturb the whole st
     // The stage goes on while the server is down, and finishes writing before it is back.
     await hold.release();
     const table = stagingTableName('no-address', run.runId);
-    // Live holds A: the stage parses the lines of B that A lacks (activities/line-records.ts).
+    // Live holds A: the stage parses the lines of B that A lacks (activities/record-hashes.ts).
     const linesOfA = new Set(addressCsv(stack.inputs.snapshots.a).split('\n'));
     const changed = addressCsv(stack.inputs.snapshots.b).split('\n').filter((line, i) => i > 0 && line !== '' && !linesOfA.has(line)).length;
     await waitFor('the stage to write every changed row of B', async () => {

@@ -72,7 +72,7 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
  * (a national, unforced run) and published records that describe live, also returns the lines
  * to parse: those whose hash was not published.
  */
-export async function hashArtifactLines(
+export async function hashArtifactRecords(
   client: pg.PoolClient,
   request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
 ): Promise<{ records: LineRecords; changedLines?: LineSet }> {

@@ -1,6 +1,6 @@
 /**
  * A night of a source with record hashes (lines, GML features, GeoPackage rows;
- * activities/line-records.ts) parses and
+ * activities/record-hashes.ts) parses and
  * stages only the records that changed since its last publish, and publishes what a full stage
  * of the same file does.
  */
@@ -72,14 +72,14 @@ const input = (sample: SampleResult, sourceId: string) => path.join(sample.outDi
 beforeAll(async () => {
   pipeline = await startPipeline();
   for (const night of [0, 1, 2]) {
-    nights.push(await generateSample({ outDir: await tempDir(`line-records-${night}`), profile: 'national', scale: 0.002, seed: 'line-records', night }));
+    nights.push(await generateSample({ outDir: await tempDir(`record-hashes-${night}`), profile: 'national', scale: 0.002, seed: 'line-records', night }));
   }
 }, 240_000);
 afterAll(async () => {
   await pipeline?.stop();
 });
 
-describe('a night of a line-record source', () => {
+describe('a night of a source with record hashes', () => {
   it.each(SOURCES)('$sourceId: stages only the changed lines, and a full stage of the same file then changes nothing', async ({ sourceId, tables, header }) => {
     const first = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[0], sourceId) }), sourceId);
     expect(first.outcome).toBe('published');
@@ -133,7 +133,7 @@ describe('a night of a line-record source', () => {
     const text = await fileText(nights[1], sourceId);
     const features = await featureElements(nights[1], sourceId, 'Teig');
     const broken = features[4].replace('</app:lokalId>', '</app:lokalIdX>');
-    const file = path.join(await tempDir('line-records-broken'), 'Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.gml');
+    const file = path.join(await tempDir('record-hashes-broken'), 'Basisdata_0000_Norge_25833_MatrikkelenEiendomskartTeig_GML.gml');
     await writeFile(file, text.replace(features[4], broken));
 
     const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
@@ -157,7 +157,7 @@ describe('a night of a line-record source', () => {
   it('quarantines a changed line whose key an unchanged line holds, and keeps the live row', async () => {
     const { sourceId } = SOURCES[0];
     const [headerLine, ...lines] = await fileLines(nights[1], sourceId);
-    const dir = await tempDir('line-records-duplicate');
+    const dir = await tempDir('record-hashes-duplicate');
     const national = path.join(dir, 'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.csv');
     await writeFile(national, [headerLine, ...lines].join('\n') + '\n');
     const loaded = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: national, force: true }), sourceId);
