@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientWithToken, type TestClient } from './support/api-server.js';
 import { startApiTest, type ApiTest } from './support/api-test.js';
 import { fetchOpenApi, type OpenApiDocument } from './support/openapi-check.js';
 import { rawExchange } from './support/raw-http.js';
+import { insertRun, insertSourceRun } from '../../lib/run-ledger.js';
 
 /**
  * Hostile input generated from the served `/openapi.yaml`: for every operation, every parameter
@@ -15,17 +16,22 @@ import { rawExchange } from './support/raw-http.js';
  * reaches past the auth layer. No answer may be a 5xx or time out; every 4xx must be complete
  * Problem Details (the token endpoint's 400 and 401: an RFC 6749 error); the process answers
  * /health afterwards. Requests go through app.inject in a bounded pool, except what only a
- * real socket can carry (parser-level errors, a client writing 10 MB before it reads).
+ * real socket can carry (parser-level errors, a client writing 10 MB before it reads). The ops
+ * console, which the description leaves out, gets the same hostile texts in its path and query
+ * and as its credential.
  */
 let api: ApiTest;
 let app: FastifyInstance;
 let port: number;
 let document: OpenApiDocument;
 let client: TestClient;
+const OPS_SECRET = randomBytes(18).toString('base64url');
 
 beforeAll(async () => {
   // The token endpoint and the parser-level cases are anonymous: one IP, thousands of calls.
   process.env.NORDPROP_API_ANONYMOUS_BURST = '10000000';
+  // The ops console is registered only with an operator credential.
+  process.env.NORDPROP_OPS_TOKEN = OPS_SECRET;
   // The valid webhook URL's host is allowed outright: no DNS lookup per subscription in the sweep.
   process.env.NORDPROP_WEBHOOK_ALLOWED_HOSTS = 'hooks.example.org';
   api = await startApiTest();
@@ -39,6 +45,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  delete process.env.NORDPROP_OPS_TOKEN;
   await api?.stop();
 });
 
@@ -481,6 +488,38 @@ describe('a sweep of hostile input over every operation of /openapi.yaml', () =>
         if (c.where.includes('shorter') && /no complete response/.test((error as Error).message)) return;
         failures.push(`${c.where}: ${(error as Error).message}`);
       }
+    });
+    expect(failures.slice(0, 50), `${failures.length} failures of ${cases.length} requests`).toEqual([]);
+  });
+
+  it('the ops console, which /openapi.yaml does not describe: no 5xx, markup never echoed unescaped, a hostile credential refused', async () => {
+    // A run in the ledger, so hostile query values reach the run page's statements.
+    await insertRun(api.db, { runId: 'sweep-run', kind: 'backfill', workflowId: 'sweep-run', sources: ['no-address'], forced: false });
+    await insertSourceRun(api.db, { runId: 'sweep-run', sourceId: 'no-address', country: 'NO', input: 'sweep.csv' });
+    const authorization = `Bearer ${OPS_SECRET}`;
+    // The sweep reaches the pages: the run's own page answers with it.
+    const plain = await app.inject({ method: 'GET', url: '/ops/runs/sweep-run', headers: { authorization } });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.body).toContain('sweep-run');
+    const failures: string[] = [];
+    const cases: { where: string; url: string; authorization: string; expected?: number }[] = [];
+    for (const value of TEXTS) {
+      const text = encode(value);
+      const label = `${value.label} ${JSON.stringify(decoded(value)).slice(0, 40)}`;
+      for (const url of [`/ops/sources/${text}`, `/ops/runs/${text}`, `/ops/runs/sweep-run?source=${text}`, `/ops/runs/sweep-run?reason=${text}`, `/ops/runs/sweep-run?page=${text}`]) {
+        cases.push({ where: `${url.replace(text, '…')}: ${label}`, url, authorization });
+      }
+      if ('text' in value && !/[\r\n]/.test(value.text)) {
+        for (const credential of [`Bearer ${value.text}`, `Basic ${Buffer.from(`operator:${value.text}`).toString('base64')}`, value.text]) {
+          cases.push({ where: `/ops authorization ${credential.split(' ')[0]}: ${label}`, url: '/ops', authorization: credential, expected: 401 });
+        }
+      }
+    }
+    await pool(cases, 4, async (c) => {
+      const response = await app.inject({ method: 'GET', url: c.url, headers: { authorization: c.authorization } });
+      if (response.statusCode >= 500) failures.push(`${c.where}: ${response.statusCode}`);
+      if (c.expected && response.statusCode !== c.expected) failures.push(`${c.where}: ${response.statusCode}, expected ${c.expected}`);
+      if (/<script>alert\(1\)<\/script>/.test(response.body)) failures.push(`${c.where}: the markup came back unescaped`);
     });
     expect(failures.slice(0, 50), `${failures.length} failures of ${cases.length} requests`).toEqual([]);
   });
