@@ -39,6 +39,9 @@ export interface RefreshNight {
   /** Whole nightly refresh of every source, start request to result, one per repetition. */
   firstSeconds: number[];
   nightSeconds: number[];
+  /** The derived datasets' own run inside each refresh (its ledger duration), one per repetition; absent in older runs. */
+  firstDeriveSeconds?: number[];
+  nightDeriveSeconds?: number[];
   /** Per source, ledger seconds (started → finished) inside the night's refresh, one per repetition. */
   nightSources: Record<string, number[]>;
 }
@@ -185,7 +188,10 @@ export function renderNightSection(run: NightBenchRun): string {
     lines.push(
       `**Whole nightly refresh** (\`nightlyRefresh\` of every source, as scheduled: sources side by side, then the derived datasets), a fresh database: ` +
         `night 0 (a first load) ${s(first)} s, night ${run.sample.night} ${s(night)} s: ${pct(first > 0 ? night / first : 0)} ` +
-        `(${night <= NIGHT_TARGET_RATIO * first ? 'within' : '**not within**'} ${pct(NIGHT_TARGET_RATIO)}; ${run.refresh.firstSeconds.length === 1 ? 'one repetition' : `median of ${run.refresh.firstSeconds.length}`}).`,
+        `(${night <= NIGHT_TARGET_RATIO * first ? 'within' : '**not within**'} ${pct(NIGHT_TARGET_RATIO)}; ${run.refresh.firstSeconds.length === 1 ? 'one repetition' : `median of ${run.refresh.firstSeconds.length}`}).` +
+        (run.refresh.firstDeriveSeconds?.length && run.refresh.nightDeriveSeconds?.length
+          ? ` Of that, the derived datasets' run: ${s(median(run.refresh.firstDeriveSeconds))} s on night 0, ${s(median(run.refresh.nightDeriveSeconds))} s on night ${run.sample.night}.`
+          : ''),
     );
   }
   lines.push(`<!-- ${NIGHT_SECTION}:end -->`);

@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     const env = (databaseUrl: string, inputDir: string): WorkerEnv => ({ bin: snapshot.bin, databaseUrl, temporalAddress: server!.address, taskQueue: TASK_QUEUE, dataDir, inputDir });
 
     const sources: SourceNight[] = SOURCES.map((source) => ({ sourceId: source.id, country: source.country, firstLoads: [], nights: [] }));
-    const refresh: RefreshNight | null = options.skipRefresh ? null : { firstSeconds: [], nightSeconds: [], nightSources: {} };
+    const refresh: RefreshNight | null = options.skipRefresh ? null : { firstSeconds: [], nightSeconds: [], firstDeriveSeconds: [], nightDeriveSeconds: [], nightSources: {} };
     let machine: Awaited<ReturnType<typeof machineInfo>> | undefined;
     for (let repetition = 1; repetition <= options.runs; repetition++) {
       let databaseUrl = await freshStore();
@@ -187,9 +187,13 @@ async function main(): Promise<void> {
           await settle(pool!);
           const run = await runNightly(pipeline, pool!, TASK_QUEUE, ids);
           await stopWorker();
-          if (phase === 'first load') refresh.firstSeconds.push(run.seconds);
-          else {
+          const deriveSeconds = (run.summary.derived?.durationMs ?? 0) / 1000;
+          if (phase === 'first load') {
+            refresh.firstSeconds.push(run.seconds);
+            refresh.firstDeriveSeconds!.push(deriveSeconds);
+          } else {
             refresh.nightSeconds.push(run.seconds);
+            refresh.nightDeriveSeconds!.push(deriveSeconds);
             for (const id of ids) (refresh.nightSources[id] ??= []).push(run.ledger[id].ledgerSeconds);
           }
           log(`run ${repetition}, whole refresh, ${phase}: ${run.seconds.toFixed(1)} s, load average ${(await loadAverage()).split(' ')[0]}`);

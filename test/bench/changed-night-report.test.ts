@@ -57,5 +57,8 @@ describe('the changed-night benchmark summary', () => {
     expect(once).toContain('One repetition');
     expect(once).toContain('npm run bench -- --changed-night --runs 1 --skip-refresh');
     expect(renderNightSection(run({ refresh: { firstSeconds: [300], nightSeconds: [200], nightSources: {} } }))).toContain('--changed-night --refresh-runs 1`');
+    // The derived datasets' share of each refresh, when the run recorded it.
+    expect(renderNightSection(run({ refresh: { firstSeconds: [300], nightSeconds: [200], firstDeriveSeconds: [40], nightDeriveSeconds: [12.5], nightSources: {} } })))
+      .toContain("Of that, the derived datasets' run: 40.0 s on night 0, 12.5 s on night 1.");
   });
 });
