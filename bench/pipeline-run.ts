@@ -108,9 +108,14 @@ export async function runSourceNight(pipeline: PipelineClient, pool: pg.Pool, ta
   return run;
 }
 
-/** The nightly refresh over the worker's configured inputs (NORDPROP_INPUT_DIR), not forced. */
-export async function runNightly(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceIds: string[]): Promise<PipelineRun> {
-  const run = await execute(pipeline, pool, taskQueue, 'nightlyRefresh', 'nightly', { sources: sourceIds, force: false }, sourceIds);
+/**
+ * The nightly refresh over the worker's configured inputs (NORDPROP_INPUT_DIR), not forced.
+ * Naming the sources skips the derived datasets unless `derive` asks for them, as the scheduled
+ * nightly (which names none) computes them.
+ */
+export async function runNightly(pipeline: PipelineClient, pool: pg.Pool, taskQueue: string, sourceIds: string[], options: { derive?: boolean } = {}): Promise<PipelineRun> {
+  const run = await execute(pipeline, pool, taskQueue, 'nightlyRefresh', 'nightly', { sources: sourceIds, force: false, ...(options.derive ? { derive: true } : {}) }, sourceIds);
   if (run.summary.outcome !== 'succeeded') throw new Error(`nightly refresh ended ${run.summary.outcome}: ${JSON.stringify(run.summary.sources)}`);
+  if (run.summary.derived && run.summary.derived.outcome !== 'succeeded') throw new Error(`the refresh's derived datasets ended ${run.summary.derived.outcome}: ${JSON.stringify(run.summary.derived.sources)}`);
   return run;
 }
