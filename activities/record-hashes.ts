@@ -4,7 +4,7 @@ import { quoteIdent, withTransaction } from '../lib/db.js';
 import { CopyWriter } from '../lib/copy-writer.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
 import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
-import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine } from '../sources/formats/line-records.js';
+import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine, type RecordLayout } from '../sources/formats/line-records.js';
 import { hashFeatureRecords, keepFeatures } from '../sources/formats/gml-feature-records.js';
 import { hashGeoPackageRows } from '../sources/formats/geopackage-records.js';
 import type { ChangeCounts, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
@@ -31,7 +31,7 @@ import { recordsTableName, stagingLost } from './staging-table.js';
 export const hasRecordHashes = (source: SourceAdapter): boolean => Boolean(source.lineRecords || source.featureRecords || source.geoPackageRecords);
 
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
-function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: { regular: boolean }): AsyncGenerator<HashedLine[]> {
+function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
   if (source.lineRecords) return hashLineRecords(input.stream, source.lineRecords);
   if (source.featureRecords) return hashFeatureRecords(input.stream, source.featureRecords, layout);
   return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout);
@@ -84,7 +84,7 @@ export async function hashArtifactRecords(
   const copy = new CopyWriter(client, table);
   let lastLine = 0;
   let total = 0;
-  const layout = { regular: true };
+  const layout: RecordLayout = { regular: true };
   for await (const lines of hashRecords(source, input, request.artifactPath, layout)) {
     for (const { number, hash } of lines) copy.add(`${number}\t${hash}\n`);
     lastLine = lines[lines.length - 1].number;

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { ParseContext } from '../source-adapter.js';
 import { GeoPackage } from './geopackage.js';
 import { geoPackageFile, plannedLayer, type LayerSpec } from './geopackage-input.js';
-import type { HashedLine } from './line-records.js';
+import type { HashedLine, RecordLayout } from './line-records.js';
 
 /**
  * Row hashes of a register GeoPackage (SourceAdapter.geoPackageRecords): the night's stage
@@ -12,10 +12,8 @@ import type { HashedLine } from './line-records.js';
  * (activities/record-hashes.ts). A row's number is its fid, which the reader gives as its position.
  */
 
-export interface RowLayout {
-  /** Cleared when the fids are below 1 or too sparse for a bit per fid (the set of changed rows is kept so). */
-  regular: boolean;
-}
+/** `regular` is cleared when the fids are below 1 or too sparse for a bit per fid (the set of changed rows is kept so). */
+export type RowLayout = RecordLayout;
 
 /** fids up to this many times the row count (plus a margin) are dense enough for a bit set. */
 const MAX_FID_SPREAD = 4;
@@ -40,6 +38,7 @@ export async function* hashGeoPackageRows(input: Readable, context: ParseContext
     try {
       const { layer, columns } = plannedLayer(gpkg, spec);
       const header = `${columns.join('\u001f')}\n`;
+      const newline = Buffer.from('\n');
       let rows = 0;
       let lastFid = 0;
       let firstFid = Infinity;
@@ -47,7 +46,7 @@ export async function* hashGeoPackageRows(input: Readable, context: ParseContext
       for (const row of gpkg.rows(layer, columns)) {
         const text = header + row.values.map(valueText).join('\u001f');
         const blob = Buffer.isBuffer(row.blob) ? row.blob : Buffer.from(valueText(row.blob));
-        batch.push({ number: row.position, hash: hash('sha1', Buffer.concat([Buffer.from(text), Buffer.from('\n'), blob]), 'hex').slice(0, 32) });
+        batch.push({ number: row.position, hash: hash('sha1', Buffer.concat([Buffer.from(text), newline, blob]), 'hex').slice(0, 32) });
         rows++;
         lastFid = row.position;
         firstFid = Math.min(firstFid, row.position);

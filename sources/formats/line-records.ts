@@ -39,6 +39,11 @@ async function* linesOf(input: AsyncIterable<Buffer>): AsyncGenerator<Array<[num
   if (carry) yield [[++number, carry]];
 }
 
+/** Whether a file's records can be read apart for a night's filtered parse (see each format's hasher). */
+export interface RecordLayout {
+  regular: boolean;
+}
+
 export interface HashedLine {
   /** The line's number in the file (1-based). */
   number: number;
