@@ -134,7 +134,7 @@ export class CallBatcher {
       const requests = bySubject.get(subject)!;
       requests.forEach((waiting, k) => waiting.resolve(callCountOf(result.rows[i], waiting.request, k, requests.length)));
     });
-    if (Math.random() < 0.001) await this.db.query(`DELETE FROM api_rate_window WHERE window_start < now() - interval '10 minutes'`);
+    if (Math.random() < 0.001) await this.db.query(`SELECT api_sweep_rate_windows()`);
   }
 }
 

@@ -167,7 +167,7 @@ describe('limits', () => {
       }
       expect(statuses.filter((s) => s === 200)).toHaveLength(300);
       expect(statuses.filter((s) => s === 429)).toHaveLength(100);
-      const count = await api.db.query(`SELECT sum(calls)::int AS calls FROM api_daily_calls WHERE client_id = $1`, [client.clientId]);
+      const count = await api.db.query(`SELECT api_calls_today($1) AS calls`, [client.clientId]);
       expect(count.rows[0].calls).toBe(300);
     } finally {
       await second.close();
@@ -190,7 +190,7 @@ describe('limits', () => {
       expect(refused).toHaveLength(50);
       expect(refused.every((r) => r.body.code === 'DAILY_LIMIT_EXCEEDED' && !('property' in r.body))).toBe(true);
       expect(responses.every((r) => r.headers.get('ratelimit-limit') === '5000')).toBe(true);
-      const count = await api.db.query(`SELECT sum(calls)::int AS calls FROM api_daily_calls WHERE client_id = $1`, [client.clientId]);
+      const count = await api.db.query(`SELECT api_calls_today($1) AS calls`, [client.clientId]);
       expect(count.rows[0].calls).toBe(150);
     } finally {
       await second.close();
@@ -240,7 +240,7 @@ describe('limits', () => {
     const now = new Date();
     const toMidnight = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
     expect(Math.abs(Number(refused.headers.get('retry-after')) - toMidnight)).toBeLessThan(5);
-    const count = await api.db.query(`SELECT sum(calls)::int AS calls FROM api_daily_calls WHERE client_id = $1`, [client.clientId]);
+    const count = await api.db.query(`SELECT api_calls_today($1) AS calls`, [client.clientId]);
     expect(count.rows[0].calls).toBe(5);
   });
 
