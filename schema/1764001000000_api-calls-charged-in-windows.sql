@@ -122,7 +122,7 @@ BEGIN
   FOR pass IN 1..2 LOOP
     IF windows_hold_day THEN
       SELECT coalesce(sum(w.calls) FILTER (WHERE w.window_start = started), 0)::int,
-             coalesce(sum(w.charged) FILTER (WHERE w.window_start >= today_start), 0)::int
+             coalesce(sum(w.charged) FILTER (WHERE w.window_start >= greatest(today_start, folded_before)), 0)::int
                + (SELECT coalesce(sum(d.calls), 0)::int FROM api_daily_calls d WHERE d.client_id = p_client AND d.day = today)
         INTO counted, calls_today
         FROM api_rate_window w WHERE w.subject = p_subject AND w.window_start >= least(started, folded_before);

@@ -33,8 +33,11 @@ async function newClient(dailyCallLimit = 1_000_000): Promise<string> {
 }
 
 /** Counts one call of the client as the API does (api/limits/counted-read.ts); returns the count's row. */
-async function countCall(clientId: string, dailyCallLimit = 1_000_000): Promise<{ daily_charged: number; daily_calls: number }> {
-  const result = await pool.query(`SELECT * FROM api_count_requests($1, 1, 100000, 1, $2, $3, 256)`, [`client:${clientId}`, clientId, dailyCallLimit]);
+async function countCall(
+  clientId: string,
+  { dailyCallLimit = 1_000_000, windowS = 1, burstLimit = 100_000 } = {},
+): Promise<{ admitted: number; daily_charged: number; daily_calls: number }> {
+  const result = await pool.query(`SELECT * FROM api_count_requests($1, $2, $3, 1, $4, $5, 256)`, [`client:${clientId}`, windowS, burstLimit, clientId, dailyCallLimit]);
   return result.rows[0];
 }
 
@@ -84,21 +87,24 @@ describe("a client's call counts", () => {
     expect(await callsToday(clientId)).toBe(before + 1);
   });
 
-  it('a count whose window a fold has already passed charges the day row, and is not lost', async () => {
+  it('a count whose window a fold has already passed charges the day row, and is not lost or counted twice', async () => {
     const clientId = await newClient();
-    for (let i = 0; i < 3; i++) await countCall(clientId);
+    // Hour-long windows: the counts below share one, which the fold then passes.
+    const hourly = { windowS: 3600 };
+    for (let i = 0; i < 3; i++) await countCall(clientId, hourly);
     // A fold that ran ahead of this session's window (as one does when a count waited on a lock).
     await pool.query(`SELECT api_fold_calls($1, now() + interval '1 hour')`, [clientId]);
     expect(await callsToday(clientId)).toBe(3);
-    const row = await countCall(clientId);
-    expect(row).toMatchObject({ daily_charged: 1, daily_calls: 4 });
+    // A call refused by the burst limit reports the day as it is: the folded window is not counted again.
+    expect(await countCall(clientId, { ...hourly, burstLimit: 3 })).toMatchObject({ admitted: 0, daily_charged: 0, daily_calls: 3 });
+    expect(await countCall(clientId, hourly)).toMatchObject({ daily_charged: 1, daily_calls: 4 });
     expect(await callsToday(clientId)).toBe(4);
   });
 
   it('the daily limit holds exactly when it is crossed with calls still in windows', async () => {
     // 300 a day and a margin of 256: the first 44 calls are charged in windows, the rest one at a time in the day rows.
     const clientId = await newClient(300);
-    const rows = await Promise.all(Array.from({ length: 400 }, () => countCall(clientId, 300)));
+    const rows = await Promise.all(Array.from({ length: 400 }, () => countCall(clientId, { dailyCallLimit: 300 })));
     expect(rows.reduce((sum, row) => sum + row.daily_charged, 0)).toBe(300);
     expect(await callsToday(clientId)).toBe(300);
   });
