@@ -85,7 +85,8 @@ LANGUAGE sql VOLATILE
 BEGIN ATOMIC
   DELETE FROM api_rate_window w
   WHERE w.window_start < now() - interval '10 minutes'
-    AND (w.charged = 0 OR w.window_start < (SELECT f.folded_before FROM api_call_fold f WHERE 'client:' || f.client_id = w.subject));
+    -- Only a client's windows (`client:<id>`) hold charged calls; its fold mark is found by its key.
+    AND (w.charged = 0 OR w.window_start < (SELECT f.folded_before FROM api_call_fold f WHERE f.client_id = substr(w.subject, 8)));
 END;
 
 -- As before (schema/1763901500000_api-client-lifecycle.sql), except where a client's admitted
