@@ -47,10 +47,15 @@ async function relink(client: pg.PoolClient, table: LinkedTable, condition: stri
 /**
  * Before a cadastre merge: the parcels in scope that the snapshot changes or removes, as they
  * are now, copied into the temporary table `se_changed_parcel`. A row on a removed or shrunk
- * parcel is under nothing the merge writes, yet its link goes stale.
+ * parcel is under nothing the merge writes, yet its link goes stale. On an increment the
+ * removed parcels are those of `removedKeys` (StagingContext), not every parcel staging lacks.
  */
-export async function collectReplacedParcels(client: pg.PoolClient, stagingTable: string, scope: PublishScope): Promise<void> {
+export async function collectReplacedParcels(client: pg.PoolClient, stagingTable: string, scope: PublishScope, removedKeys?: string): Promise<void> {
   const filter = scopeFilter('live', scope, 1);
+  const removed = removedKeys
+    ? `SELECT live.geom FROM parcel live JOIN ${removedKeys} r ON r.parcel_id = live.parcel_id WHERE ${filter.sql}`
+    : `SELECT live.geom FROM parcel live
+       WHERE ${filter.sql} AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.parcel_id = live.parcel_id)`;
   await client.query(`DROP TABLE IF EXISTS se_changed_parcel`);
   await withHashJoins(client, () =>
     client.query(
@@ -58,8 +63,7 @@ export async function collectReplacedParcels(client: pg.PoolClient, stagingTable
        SELECT live.geom FROM parcel live JOIN ${stagingTable} s ON s.parcel_id = live.parcel_id
        WHERE live.country = $1 AND live.row_hash <> s.row_hash
        UNION ALL
-       SELECT live.geom FROM parcel live
-       WHERE ${filter.sql} AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.parcel_id = live.parcel_id)`,
+       ${removed}`,
       filter.params,
     ),
   );

@@ -4,7 +4,8 @@
  * stages only the records that changed since its last publish, and publishes what a full stage
  * of the same file does.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSample, type SampleResult } from '../../sample/generate.js';
@@ -30,6 +31,10 @@ const RECORD_SOURCES = [
     records: (sample: SampleResult) => featureElements(sample, 'no-building', 'Bygning'),
   },
   { sourceId: 'se-address', kind: 'GeoPackage rows', country: 'SE', tables: ['address'], records: async (sample: SampleResult) => storedRows(sample, 'se-address') },
+  {
+    sourceId: 'se-cadastre', kind: 'GeoPackage rows', country: 'SE', tables: ['parcel', 'parcel_property', 'property_register'],
+    records: async (sample: SampleResult) => storedRows(sample, 'se-cadastre'),
+  },
 ] as const;
 
 let pipeline: TestPipeline;
@@ -140,6 +145,54 @@ describe('a night of a source with record hashes', () => {
     expect(night.outcome).toBe('failed');
     expect(night.error).toMatch(/^Malformed or truncated GML at line \d+, column \d+: .*\(in the changed features, which a night parses alone/);
     expect(await tablesDigest(pipeline.pool, ['parcel', 'parcel_property'], 'NO')).toEqual(before);
+  });
+
+  it('se-cadastre: a night that changes one area of a property, or removes one, recomputes the property from all its areas', async () => {
+    // Runs after the it.each above: live holds night 1 of se-cadastre, and its row hashes.
+    const sourceId = 'se-cadastre';
+    const tables = ['parcel', 'parcel_property', 'property_register'];
+    const file = path.join(await tempDir('record-hashes-se-areas'), getSource(sourceId).inputFileName);
+    await copyFile(input(nights[1], sourceId), file);
+    const gpkg = new Database(file);
+    let changedProperty: string, shrunkProperty: string, conflicting: { ref: string; area: string };
+    try {
+      // Two properties of two areas each: one area of the first gets a new timestamp, the second area of the other goes.
+      const twoAreas = gpkg.prepare(
+        `SELECT registerenhetsreferens AS ref FROM registerenhetsomradesyta GROUP BY registerenhetsreferens HAVING count(*) = 2 ORDER BY 1 LIMIT 3`,
+      ).all() as { ref: string }[];
+      expect(twoAreas).toHaveLength(3);
+      [changedProperty, shrunkProperty] = twoAreas.map((row) => row.ref);
+      gpkg.prepare(`UPDATE registerenhetsomradesyta SET senastandrad = '2026-11-25T03:00:00' WHERE registerenhetsreferens = ? AND omradesnummer = 2`).run(changedProperty);
+      gpkg.prepare(`DELETE FROM registerenhetsomradesyta WHERE registerenhetsreferens = ? AND omradesnummer = 2`).run(shrunkProperty);
+      const third = gpkg.prepare(`SELECT objektidentitet AS area FROM registerenhetsomradesyta WHERE registerenhetsreferens = ? AND omradesnummer = 2`).get(twoAreas[2].ref) as { area: string };
+      conflicting = { ref: twoAreas[2].ref, area: third.area };
+    } finally {
+      gpkg.close();
+    }
+    const plotCounts = async () => Object.fromEntries((await pipeline.pool.query(
+      `SELECT register_ref, plot_count FROM property_register WHERE country = 'SE' AND register_ref = ANY($1)`, [[changedProperty, shrunkProperty]],
+    )).rows.map((row) => [row.register_ref, row.plot_count]));
+    expect(await plotCounts()).toEqual({ [changedProperty]: 2, [shrunkProperty]: 2 });
+
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
+    expect(night).toMatchObject({ outcome: 'published', rowsStaged: 1 });
+    expect(await plotCounts()).toEqual({ [changedProperty]: 2, [shrunkProperty]: 1 });
+    const published = await tablesDigest(pipeline.pool, tables, 'SE');
+    const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file, force: true }), sourceId);
+    expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
+    expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
+
+    // One area of a property now names another property's register UUID: the night fails, live stays as it was.
+    const moved = new Database(file);
+    try {
+      moved.prepare(`UPDATE registerenhetsomradesyta SET registerenhetsreferens = ? WHERE objektidentitet = ?`).run(changedProperty, conflicting.area);
+    } finally {
+      moved.close();
+    }
+    const conflict = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
+    expect(conflict.outcome).toBe('failed');
+    expect(conflict.error).toMatch(/changed areas disagree with unchanged ones on their property .*--force/);
+    expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
   });
 
   it('stages the whole file when live no longer matches what was published (rows deleted by hand)', async () => {
