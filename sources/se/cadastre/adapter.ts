@@ -161,12 +161,20 @@ const PROPERTY_MERGE: TableMerge = {
   },
 };
 
+/**
+ * A property's area, area count and hash over its areas `a` (staged rows, or live parcels whose
+ * area_m2 and row_hash the merge wrote from them): one expression for both, so that a night's
+ * property is the one a whole snapshot gives.
+ */
+const propertyAggregates = (a: string, areaM2: string) => `
+  round(sum(${areaM2})::numeric, 2)::double precision AS area_m2, count(*)::int AS plot_count,
+  md5(string_agg(${a}.row_hash::text, ',' ORDER BY ${a}.parcel_id))::uuid AS row_hash`;
+
 /** The staged areas' properties, each from its areas as a whole snapshot holds them all. */
 const SNAPSHOT_PROPERTIES_SQL = (stagingTable: string) => `
   SELECT s.cadastre_id, min(s.register_ref) AS register_ref, min(s.designation) AS designation,
          min(s.municipality_code) AS municipality_code, min(s.property_type) AS property_type,
-         round(sum(${AREA_SQL})::numeric, 2)::double precision AS area_m2, count(*)::int AS plot_count,
-         md5(string_agg(s.row_hash::text, ',' ORDER BY s.parcel_id))::uuid AS row_hash
+         ${propertyAggregates('s', AREA_SQL)}
   FROM ${stagingTable} s GROUP BY s.cadastre_id`;
 
 /**
@@ -184,8 +192,7 @@ const TOUCHED_PROPERTIES_SQL = (stagingTable: string) => `
   SELECT t.cadastre_id, coalesce(min(st.register_ref), min(live.register_ref)) AS register_ref,
          coalesce(min(st.designation), min(live.designation)) AS designation,
          min(p.municipality_code) AS municipality_code, coalesce(min(st.property_type), min(live.property_type)) AS property_type,
-         round(sum(p.area_m2)::numeric, 2)::double precision AS area_m2, count(*)::int AS plot_count,
-         md5(string_agg(p.row_hash::text, ',' ORDER BY p.parcel_id))::uuid AS row_hash
+         ${propertyAggregates('p', 'p.area_m2')}
   FROM se_touched_property t
   JOIN parcel_property pp ON pp.country = 'SE' AND pp.cadastre_id = t.cadastre_id
   JOIN parcel p ON p.country = 'SE' AND p.parcel_id = pp.parcel_id
