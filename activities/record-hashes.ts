@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { quoteIdent, withTransaction } from '../lib/db.js';
 import { CopyWriter } from '../lib/copy-writer.js';
+import { encodeCell } from '../lib/copy-text.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
 import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine, type RecordLayout } from '../sources/formats/line-records.js';
@@ -27,12 +28,15 @@ import { recordsTableName, stagingLost } from './staging-table.js';
  * stages the whole file, and the publish writes `source_record` afresh from it.
  */
 
+/** The source's record group, when several of its records make one live row (SourceAdapter's RecordGroup). */
+const recordGroupOf = (source: SourceAdapter) => source.geoPackageRecords?.group;
+
 /** Whether the source's records can be hashed one by one, so a night parses only the changed ones. */
 export const hasRecordHashes = (source: SourceAdapter): boolean => Boolean(source.lineRecords || source.featureRecords || source.geoPackageRecords);
 
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
 function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
-  if (source.lineRecords) return hashLineRecords(input.stream, source.lineRecords);
+  if (source.lineRecords) return hashLineRecords(input.stream, source.lineRecords, layout);
   if (source.featureRecords) return hashFeatureRecords(input.stream, source.featureRecords, layout);
   return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout);
 }
@@ -59,7 +63,9 @@ export function changedRecordsOnly(
 }
 
 async function publishedRecordsDescribeLive(client: pg.PoolClient, source: SourceAdapter, stagingTable: string): Promise<boolean> {
-  const published = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM source_record WHERE source_id = $1`, [source.id]);
+  // Grouped records are recorded one per record and make one live row per group.
+  const counted = recordGroupOf(source) ? 'count(DISTINCT record_key)' : 'count(*)';
+  const published = await client.query<{ n: number }>(`SELECT ${counted}::bigint AS n FROM source_record WHERE source_id = $1`, [source.id]);
   if (published.rows[0].n === 0) return false;
   const live = await source.countLive(client, { country: source.country, municipalities: null }, stagingTable);
   if (live === published.rows[0].n) return true;
@@ -79,14 +85,15 @@ export async function hashArtifactRecords(
   const { source, runId } = request;
   const table = recordsTableName(source.id, runId);
   await client.query(`DROP TABLE IF EXISTS ${table}`);
-  await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL)`);
+  const group = recordGroupOf(source);
+  await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL${group ? ', record_group text' : ''})`);
   const input = await openInput(request.artifactPath, source.zipEntry);
   const copy = new CopyWriter(client, table);
   let lastLine = 0;
   let total = 0;
   const layout: RecordLayout = { regular: true };
   for await (const lines of hashRecords(source, input, request.artifactPath, layout)) {
-    for (const { number, hash } of lines) copy.add(`${number}\t${hash}\n`);
+    for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
     lastLine = lines[lines.length - 1].number;
     total += lines.length;
     await copy.flush();
@@ -103,9 +110,23 @@ export async function hashArtifactRecords(
   // One hash anti-join for all lines (a probe per line took 1.7 s for 389,003), then read in
   // pages, so that a file that changed throughout costs no more memory than the bit set.
   await client.query(`DROP TABLE IF EXISTS pg_temp.changed_line`);
+  const newRecords = `SELECT r.line, ${group ? 'r.record_group' : 'NULL::text AS record_group'} FROM ${table} r
+     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`;
   await client.query(
-    `CREATE TEMP TABLE changed_line AS SELECT r.line FROM ${table} r
-     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
+    group
+      // Every record of a group that has a new record or lost one: the publish rebuilds the group's row from all of them.
+      ? `CREATE TEMP TABLE changed_line AS
+         WITH new AS MATERIALIZED (${newRecords}),
+              touched AS (
+                SELECT record_group FROM new WHERE record_group IS NOT NULL
+                UNION
+                SELECT p.record_key FROM source_record p
+                WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${table} r WHERE r.record_hash = p.record_hash)
+              )
+         SELECT line FROM new
+         UNION
+         SELECT r.line FROM ${table} r JOIN touched t ON t.record_group = r.record_group`
+      : `CREATE TEMP TABLE changed_line AS SELECT line FROM (${newRecords}) new`,
     [source.id],
   );
   await client.query(`CREATE INDEX ON pg_temp.changed_line (line)`);
@@ -157,9 +178,15 @@ export async function assertIncrementBase(client: pg.PoolClient, request: { sour
   throw stagingLost(`run ${latest} published ${sourceId} after this run staged its changed lines against run ${records.basedOn}, and changed ${missing.rows[0].n} of the lines this run took as unchanged; staging again`);
 }
 
-/** A row's key as `source_record.record_key` holds it: its key columns as text (joined by U+001F when there are several). */
+/** The staged columns that name a record in `source_record`: its record group's, or else the source's key columns. */
+const recordKeyColumns = (source: SourceAdapter): string[] => {
+  const group = recordGroupOf(source);
+  return group ? [group.staged] : source.keyColumns;
+};
+
+/** A row's key as `source_record.record_key` holds it: its record key columns as text (joined by U+001F when there are several). */
 function recordKeySql(source: SourceAdapter, alias: string): string {
-  const parts = source.keyColumns.map((column) => `${alias}.${quoteIdent(column)}::text`);
+  const parts = recordKeyColumns(source).map((column) => `${alias}.${quoteIdent(column)}::text`);
   return parts.length === 1 ? parts[0] : `concat_ws(E'\\x1f', ${parts.join(', ')})`;
 }
 
@@ -182,6 +209,8 @@ export async function quarantineDuplicatesOfUnchanged(pool: pg.Pool, source: Sou
        ),
        duplicate AS MATERIALIZED (
          SELECT held.src_pos, held.record_key, r.line FROM held JOIN ${records.table} r ON r.record_hash = held.record_hash
+         -- a line staged itself is no unchanged line (a record group's unchanged records are staged with it)
+         WHERE NOT EXISTS (SELECT 1 FROM ${stagingTable} again WHERE again.src_pos = r.line)
        ),
        removed AS (
          DELETE FROM ${stagingTable} st USING duplicate d WHERE st.src_pos = d.src_pos
@@ -198,16 +227,18 @@ export async function quarantineDuplicatesOfUnchanged(pool: pg.Pool, source: Sou
 /**
  * Publish, on an increment, before the merge: the keys whose published line is gone from the
  * file and that staging does not write again, into the temporary table it returns (its columns
- * are the source's key columns, as staged).
+ * are its record key columns, as staged: the key columns or the record group's).
  */
 export async function collectRemovedKeys(client: pg.PoolClient, source: SourceAdapter, stagingTable: string, records: LineRecords): Promise<string> {
   const typeOf = (name: string) => source.stagingColumns.find((column) => column.name === name)!.type;
-  const keys = source.keyColumns.map((name, i) =>
-    `${source.keyColumns.length === 1 ? 'p.record_key' : `split_part(p.record_key, E'\\x1f', ${i + 1})`}::${typeOf(name)} AS ${quoteIdent(name)}`);
+  const columns = recordKeyColumns(source);
+  const keys = columns.map((name, i) =>
+    `${columns.length === 1 ? 'p.record_key' : `split_part(p.record_key, E'\\x1f', ${i + 1})`}::${typeOf(name)} AS ${quoteIdent(name)}`);
   await client.query(`DROP TABLE IF EXISTS removed_record_key`);
+  // DISTINCT: the records of a group share its key.
   await client.query(
     `CREATE TEMP TABLE removed_record_key ON COMMIT DROP AS
-     SELECT ${keys.join(', ')} FROM source_record p
+     SELECT DISTINCT ${keys.join(', ')} FROM source_record p
      WHERE p.source_id = $1
        AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)
        AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE ${recordKeySql(source, 's')} = p.record_key)`,

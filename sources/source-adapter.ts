@@ -51,7 +51,8 @@ export interface StagingContext {
   /**
    * Set when the staging table holds only the records that changed since the source's last
    * publish (a line-record source's night, see `lineRecords`): the table of the keys whose
-   * records are gone from the file (its columns are the source's key columns, as staged). The publish removes those live rows and
+   * records are gone from the file (its columns are the source's key columns, as staged, or
+   * its record group's column, see `RecordGroup`). The publish removes those live rows and
    * leaves every other row outside staging as it is, instead of removing what staging lacks.
    */
   removedKeys?: string;
@@ -70,6 +71,21 @@ export interface ParseContext {
    * positions to parse; every other row is unchanged since the last publish and is skipped.
    */
   keepPosition?: (position: number) => boolean;
+}
+
+/**
+ * Records that make one live row together (se-building's parts, which share an
+ * `objektidentitet`, dissolve into one building). A night then parses every record of a group
+ * any changed or removed record belongs to, so the publish rebuilds the row from all of them;
+ * the group is the record's key in `source_record` and in `StagingContext.removedKeys`.
+ */
+export interface RecordGroup {
+  /** The layer column that names the group, as the hash pass reads it (before any parse). */
+  column: string;
+  /** The staging column the parser writes the group to, equal to `value(column)`; also the live table's key. */
+  staged: string;
+  /** The group's name from the column's stored value: the same function the parser applies. */
+  value(stored: unknown): string | null;
 }
 
 export interface SourceAdapter {
@@ -106,12 +122,14 @@ export interface SourceAdapter {
   parse(input: Readable, context: ParseContext): AsyncIterable<ParsedRecord[]>;
   /**
    * Every record is one line of the file, read with readUnquotedLines (a CSV without quoted
-   * newlines, JSON Lines), and its row depends on nothing but that line and, with `header`, the
-   * file's first non-empty line. A national run then parses only the lines that changed since
-   * the source's last publish (activities/record-hashes.ts). Needs a publish that honours
-   * `StagingContext.removedKeys` (publishInto does) and whose live rows are one per staged row.
+   * newlines, JSON Lines) or, with `quote`, with csv-parse (a quoted CSV: a file where a quoted
+   * field holds a line break is staged whole), and its row depends on nothing but that line and,
+   * with `header`, the file's first non-empty line. A national run then parses only the lines
+   * that changed since the source's last publish (activities/record-hashes.ts). Needs a parser
+   * that numbers records by line, empty lines counted, a publish that honours
+   * `StagingContext.removedKeys` (publishInto does) and live rows one per staged row.
    */
-  lineRecords?: { header: boolean };
+  lineRecords?: { header: boolean; quote?: string };
   /**
    * The same for a GML feature collection: every record is one feature element of this local
    * name (any prefix), numbered as the parser numbers its positions, and its row depends on
@@ -123,7 +141,7 @@ export interface SourceAdapter {
    * position its fid, and its row depends on nothing but the columns read and the geometry
    * blob (sources/formats/geopackage-records.ts).
    */
-  geoPackageRecords?: LayerSpec;
+  geoPackageRecords?: LayerSpec & { group?: RecordGroup };
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;
   /** Live rows in the scope, for the row-drop check; the staged snapshot, for a source whose files each hold one part of a table. */

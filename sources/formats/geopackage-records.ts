@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { ParseContext } from '../source-adapter.js';
+import type { ParseContext, RecordGroup } from '../source-adapter.js';
 import { GeoPackage } from './geopackage.js';
 import { geoPackageFile, plannedLayer, type LayerSpec } from './geopackage-input.js';
 import type { HashedLine, RecordLayout } from './line-records.js';
@@ -28,16 +28,24 @@ function valueText(value: unknown): string {
 
 /**
  * Hashes every row of the layer `spec` names (the first 128 bits of SHA-1 over the columns'
- * names, the values and the geometry blob), a batch of rows at a time. `layout.regular` is final
- * once the iteration ends.
+ * names, the values and the geometry blob), a batch of rows at a time, with the row's group
+ * where `spec` names one. `layout.regular` is final once the iteration ends.
  */
-export async function* hashGeoPackageRows(input: Readable, context: ParseContext, spec: LayerSpec, layout: RowLayout, batchSize = 5000): AsyncGenerator<HashedLine[]> {
+export async function* hashGeoPackageRows(
+  input: Readable,
+  context: ParseContext,
+  spec: LayerSpec & { group?: RecordGroup },
+  layout: RowLayout,
+  batchSize = 5000,
+): AsyncGenerator<HashedLine[]> {
   const file = await geoPackageFile(input, context);
   try {
     const gpkg = GeoPackage.open(file.path, context.fileName);
     try {
       const { layer, columns } = plannedLayer(gpkg, spec);
       const header = `${columns.join('\u001f')}\n`;
+      const groupIndex = spec.group ? columns.indexOf(spec.group.column) : -1;
+      if (spec.group && groupIndex < 0) throw new Error(`record group column ${spec.group.column} is not among the columns read from ${spec.layer}`);
       const newline = Buffer.from('\n');
       let rows = 0;
       let lastFid = 0;
@@ -46,7 +54,9 @@ export async function* hashGeoPackageRows(input: Readable, context: ParseContext
       for (const row of gpkg.rows(layer, columns)) {
         const text = header + row.values.map(valueText).join('\u001f');
         const blob = Buffer.isBuffer(row.blob) ? row.blob : Buffer.from(valueText(row.blob));
-        batch.push({ number: row.position, hash: hash('sha1', Buffer.concat([Buffer.from(text), newline, blob]), 'hex').slice(0, 32) });
+        const record: HashedLine = { number: row.position, hash: hash('sha1', Buffer.concat([Buffer.from(text), newline, blob]), 'hex').slice(0, 32) };
+        if (spec.group) record.group = spec.group.value(row.values[groupIndex]);
+        batch.push(record);
         rows++;
         lastFid = row.position;
         firstFid = Math.min(firstFid, row.position);

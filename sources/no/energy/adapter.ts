@@ -36,6 +36,8 @@ export const noEnergy: SourceAdapter = {
   inputFileName: ENERGY_FILE_NAME,
   zipEntry: /\.csv$/i,
   stagingColumns: ENERGY_STAGING_COLUMNS,
+  // Each certificate is one line (a file whose quoted field holds a line break is staged whole).
+  lineRecords: { header: true, quote: '"' },
   keyColumns: ['certificate_id'],
   parse: (input, { fileName }) => readEnergyCsv(input, fileName),
   countLive: (client, scope) => countLiveRows(client, 'energy_certificate', scope),

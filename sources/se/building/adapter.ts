@@ -27,6 +27,14 @@ const COLUMNS = ['objektidentitet', 'objekttyp'];
 /** The Byggnad product has them all; Lantmäteriet's Topografi `byggnad` layer only the type and `skapad`. */
 const OPTIONAL_COLUMNS = ['objekttypnr', 'husnummer', 'huvudbyggnad', 'andamal1', 'andamal2', 'andamal3', 'andamal4', 'andamal5', 'versiongiltigfran', 'skapad'];
 const toWgs84 = transformTo(SWEREF99_TM);
+/**
+ * Rows hashed as records (SourceAdapter.geoPackageRecords): a night parses every part of a
+ * building that has a changed, new or removed part, so the publish dissolves it from all of them.
+ */
+const LAYER_SPEC = {
+  layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS, optionalColumns: OPTIONAL_COLUMNS,
+  group: { column: 'objektidentitet', staged: 'building_id', value: text },
+};
 
 /** `Bostad;Småhus friliggande` (the older GSD product wrote `Bostad; Småhus friliggande`). */
 export function parseAndamal(value: unknown): { objekttyp: string; andamal: string } | null {
@@ -155,7 +163,7 @@ const BUILDING_MERGE: TableMerge = {
  */
 const PART_HASH = `s.row_hash::text || ':' || coalesce(s.municipality_code, '')`;
 
-async function publishBuildings({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+async function publishBuildings({ client, stagingTable, runId, removedKeys }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
   // One row per building: the first part's attributes, the parts' union as the footprint
   // (touching parts become one polygon), the area measured in SWEREF 99 TM.
@@ -181,7 +189,8 @@ async function publishBuildings({ client, stagingTable, runId }: StagingContext,
     await client.query(`ANALYZE se_building_dissolved`);
   });
   // The buildings it writes are linked as they are written; the cadastre's publish re-links the rest.
-  const counts = await timed('building', () => mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId, { timer: { timed, steps } }));
+  // On a night staging holds the buildings with a changed part only: the ones whose every part is gone are removedKeys.
+  const counts = await timed('building', () => mergeTable(client, 'se_building_dissolved', BUILDING_MERGE, scope, runId, { timer: { timed, steps }, removedKeys }));
   return { ...counts, tables: { building: counts }, stepsMs: steps };
 }
 
@@ -217,8 +226,9 @@ export const seBuilding: SourceAdapter = {
   keyColumns: ['src_pos'],
   parse: (input, context) => {
     const municipality = municipalityOfFile(context.fileName);
-    return readGeoPackageLayer(input, context, { layer: LAYER, srid: SWEREF99_TM, columns: COLUMNS, optionalColumns: OPTIONAL_COLUMNS }, (feature) => partRecord(feature, municipality));
+    return readGeoPackageLayer(input, context, LAYER_SPEC, (feature) => partRecord(feature, municipality));
   },
+  geoPackageRecords: LAYER_SPEC,
   repairStaged: repairBuildings,
   // A multipart building is one live row but several staged parts: compare buildings with buildings.
   countLive: (client, scope) => countLiveRows(client, 'building', scope),

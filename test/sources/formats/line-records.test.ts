@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine } from '../../../sources/formats/line-records.js';
 import { readUnquotedLines } from '../../../sources/formats/unquoted-csv.js';
+import { readDelimited } from '../../../sources/formats/delimited.js';
 
 /** `text` as a stream of chunks of `size` bytes, so lines straddle chunk boundaries. */
 const chunked = (text: string, size = 7) => {
@@ -11,17 +12,18 @@ const chunked = (text: string, size = 7) => {
   return Readable.from(chunks);
 };
 
-async function hashes(text: string, header: boolean): Promise<HashedLine[]> {
+async function hashes(text: string, header: boolean, quote?: string): Promise<{ lines: HashedLine[]; regular: boolean }> {
   const all: HashedLine[] = [];
-  for await (const batch of hashLineRecords(chunked(text), { header })) all.push(...batch);
-  return all;
+  const layout = { regular: true };
+  for await (const batch of hashLineRecords(chunked(text), { header, quote }, layout)) all.push(...batch);
+  return { lines: all, regular: layout.regular };
 }
 
 const FILE = 'id;name\r\n1;Ås\r\n\r\n2;Bø\r\n3;Øye\r\n4;Ål';
 
 describe('hashLineRecords', () => {
   it('numbers the record lines as the line parser does, skipping the header and empty lines', async () => {
-    const hashed = await hashes(FILE, true);
+    const hashed = (await hashes(FILE, true)).lines;
     expect(hashed.map((line) => line.number)).toEqual([2, 4, 5, 6]);
     const parsed: number[] = [];
     for await (const lines of readUnquotedLines(chunked(FILE), { delimiter: ';', label: 'test' })) parsed.push(...lines.map((line) => line.number));
@@ -29,15 +31,30 @@ describe('hashLineRecords', () => {
   });
 
   it('gives an unchanged line the same hash wherever it stands, and every line a new one when the header changes', async () => {
-    const before = await hashes(FILE, true);
-    const moved = await hashes('id;name\r\n0;Ny\r\n1;Ås\r\n2;Bø\r\n3;Øye\r\n4;Ål\r\n', true);
+    const before = (await hashes(FILE, true)).lines;
+    const moved = (await hashes('id;name\r\n0;Ny\r\n1;Ås\r\n2;Bø\r\n3;Øye\r\n4;Ål\r\n', true)).lines;
     expect(moved.slice(1).map((line) => line.hash)).toEqual(before.map((line) => line.hash));
-    const otherHeader = await hashes(FILE.replace('id;name', 'id;navn'), true);
+    const otherHeader = (await hashes(FILE.replace('id;name', 'id;navn'), true)).lines;
     for (const [i, line] of otherHeader.entries()) expect(line.hash).not.toBe(before[i].hash);
   });
 
   it('hashes every non-empty line of a file without a header', async () => {
-    expect((await hashes('{"a":1}\n\n{"a":2}\n', false)).map((line) => line.number)).toEqual([1, 3]);
+    expect((await hashes('{"a":1}\n\n{"a":2}\n', false)).lines.map((line) => line.number)).toEqual([1, 3]);
+  });
+});
+
+const QUOTED = 'id,name\r\n1,"Ås, ""gamle"" gård"\r\n\r\n2,Bø\r\n3,"Øye"\r\n';
+
+describe('hashLineRecords of a quoted CSV', () => {
+  it('reads a file whose quoted fields stay on their line as one record per line, doubled quotes included', async () => {
+    const hashed = await hashes(QUOTED, true, '"');
+    expect(hashed).toMatchObject({ regular: true, lines: [{ number: 2 }, { number: 4 }, { number: 5 }] });
+  });
+
+  it('finds a quoted field that holds a line break, so the file is staged whole', async () => {
+    expect((await hashes(QUOTED.replace('gamle', 'gamle\r\n'), true, '"')).regular).toBe(false);
+    // Unquoted, the same bytes are just more lines.
+    expect((await hashes(QUOTED.replace('gamle', 'gamle\r\n'), true)).regular).toBe(true);
   });
 });
 
@@ -49,5 +66,17 @@ describe('blankLinesExcept', () => {
     const filtered = Readable.from(blankLinesExcept(chunked(FILE), { header: true, keep: (line) => keep.has(line) }));
     for await (const lines of readUnquotedLines(filtered, { delimiter: ';', label: 'test' })) parsed.push(...lines.map((line): [number, string] => [line.number, line.text]));
     expect(parsed).toEqual([[1, 'id;name'], [5, '3;Øye']]);
+  });
+
+  it('leaves csv-parse the line numbers and the CRLF endings of a quoted file', async () => {
+    const keep = new LineSet(5);
+    keep.add(5);
+    const filtered = Readable.from(blankLinesExcept(chunked(QUOTED), { header: true, keep: (line) => keep.has(line) }));
+    const text = (async function* () {
+      for await (const chunk of filtered) yield (chunk as Buffer).toString('utf8');
+    })();
+    const parsed: Array<[number, string[]]> = [];
+    for await (const lines of readDelimited(text, { delimiter: ',', quote: '"' })) parsed.push(...lines.map((line): [number, string[]] => [line.line, line.fields ?? []]));
+    expect(parsed).toEqual([[1, ['id', 'name']], [5, ['3', 'Øye']]]);
   });
 });
