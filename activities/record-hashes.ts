@@ -8,7 +8,7 @@ import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine, type RecordLayout } from '../sources/formats/line-records.js';
 import { hashFeatureRecords, keepFeatures } from '../sources/formats/gml-feature-records.js';
 import { hashGeoPackageRows } from '../sources/formats/geopackage-records.js';
-import type { ChangeCounts, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
+import type { ChangeCounts, LineLayout, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
 
@@ -34,9 +34,22 @@ const recordGroupOf = (source: SourceAdapter) => source.geoPackageRecords?.group
 /** Whether the source's records can be hashed one by one, so a night parses only the changed ones. */
 export const hasRecordHashes = (source: SourceAdapter): boolean => Boolean(source.lineRecords || source.featureRecords || source.geoPackageRecords);
 
+/** The layout of a line-record source's data file, by its name; none where its records are not its lines. */
+function lineLayoutOf(source: SourceAdapter, fileName: string): LineLayout | undefined {
+  return typeof source.lineRecords === 'function' ? source.lineRecords(fileName) : source.lineRecords;
+}
+
+async function* noRecords(): AsyncGenerator<HashedLine[]> {}
+
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
 function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
-  if (source.lineRecords) return hashLineRecords(input.stream, source.lineRecords, layout);
+  if (source.lineRecords) {
+    const lines = lineLayoutOf(source, input.fileName);
+    if (lines) return hashLineRecords(input.stream, lines, layout);
+    input.stream.destroy();
+    layout.regular = false;
+    return noRecords();
+  }
   if (source.featureRecords) return hashFeatureRecords(input.stream, source.featureRecords, layout);
   return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout);
 }
@@ -49,15 +62,15 @@ function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: st
  */
 export function changedRecordsOnly(
   source: SourceAdapter,
-  input: Readable,
+  input: OpenedInput,
   changed: LineSet,
 ): { stream: Readable; filePosition?: (position: number) => number; keepPosition?: (position: number) => boolean } {
-  if (source.geoPackageRecords) return { stream: input, keepPosition: (fid) => changed.has(fid) };
-  if (source.lineRecords) {
-    return { stream: Readable.from(blankLinesExcept(input, { header: source.lineRecords.header, keep: (line) => changed.has(line) })) };
-  }
+  if (source.geoPackageRecords) return { stream: input.stream, keepPosition: (fid) => changed.has(fid) };
+  const lines = source.lineRecords && lineLayoutOf(source, input.fileName);
+  if (lines) return { stream: Readable.from(blankLinesExcept(input.stream, { header: lines.header, keep: (line) => changed.has(line) })) };
+  if (source.lineRecords) throw new Error(`${source.id}: ${input.fileName} has no line records, and cannot be read as an increment`);
   return {
-    stream: Readable.from(keepFeatures(input, { element: source.featureRecords!.element, keep: (number) => changed.has(number) })),
+    stream: Readable.from(keepFeatures(input.stream, { element: source.featureRecords!.element, keep: (number) => changed.has(number) })),
     filePosition: changed.nthInOrder(),
   };
 }

@@ -129,7 +129,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     const kept = await prepareStaging(client, source, table, request.runId, resumable ? resume : undefined, startedAt);
     const committedPosition = kept.position;
     const input = await openInput(request.artifactPath, source.zipEntry);
-    const changed = lines?.changedLines ? changedRecordsOnly(source, input.stream, lines.changedLines) : undefined;
+    const changed = lines?.changedLines ? changedRecordsOnly(source, input, lines.changedLines) : undefined;
     const filePosition = changed?.filePosition;
     let rows = 0;
     let rowsCommitted = kept.rows;

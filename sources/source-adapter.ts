@@ -88,6 +88,14 @@ export interface RecordGroup {
   value(stored: unknown): string | null;
 }
 
+/** How a file's records are its lines (SourceAdapter.lineRecords). */
+export interface LineLayout {
+  /** The first non-empty line is the header: no record, and part of every record's hash. */
+  header: boolean;
+  /** A quoted CSV's quote character (csv-parse reads it). */
+  quote?: string;
+}
+
 export interface SourceAdapter {
   id: string;
   country: Country;
@@ -127,9 +135,11 @@ export interface SourceAdapter {
    * with `header`, the file's first non-empty line. A national run then parses only the lines
    * that changed since the source's last publish (activities/record-hashes.ts). Needs a parser
    * that numbers records by line, empty lines counted, a publish that honours
-   * `StagingContext.removedKeys` (publishInto does) and live rows one per staged row.
+   * `StagingContext.removedKeys` (publishInto does) and live rows one per staged row. A source
+   * that reads several formats gives the layout by the data file's name, or none where the
+   * file's records are not its lines (a tar bundle: staged whole).
    */
-  lineRecords?: { header: boolean; quote?: string };
+  lineRecords?: LineLayout | ((fileName: string) => LineLayout | undefined);
   /**
    * The same for a GML feature collection: every record is one feature element of this local
    * name (any prefix), numbered as the parser numbers its positions, and its row depends on

@@ -15,15 +15,18 @@ import { runBackfill, sourceOf } from '../support/runs.js';
 import { tablesDigest } from '../support/live-snapshot.js';
 import { readZip, tempDir } from '../sample/helpers.js';
 import { GeoPackage } from '../../sources/formats/geopackage.js';
+import { writeTarBundle } from '../sources/se/tar-bundle.js';
 
 // no-certification reads the same way, but its sample file holds too few rows for a night to change one at this scale.
 const SOURCES = [
-  { sourceId: 'no-address', tables: ['address'], header: true },
-  { sourceId: 'no-permits', tables: ['building_permit'], header: false },
-  { sourceId: 'no-matrikkel-detail', tables: ['building_detail', 'building_floor', 'section', 'unit'], header: false },
-  { sourceId: 'no-land-registry', tables: ['owner', 'property_transaction', 'transaction_party', 'person'], header: false },
+  { sourceId: 'no-address', country: 'NO', tables: ['address'], header: true },
+  { sourceId: 'no-permits', country: 'NO', tables: ['building_permit'], header: false },
+  { sourceId: 'no-matrikkel-detail', country: 'NO', tables: ['building_detail', 'building_floor', 'section', 'unit'], header: false },
+  { sourceId: 'no-land-registry', country: 'NO', tables: ['owner', 'property_transaction', 'transaction_party', 'person'], header: false },
   // A quoted CSV: its lines are its records while no quoted field holds a line break.
-  { sourceId: 'no-energy', tables: ['energy_certificate'], header: true },
+  { sourceId: 'no-energy', country: 'NO', tables: ['energy_certificate'], header: true },
+  // JSON Lines read as a bundle of one file.
+  { sourceId: 'se-energy', country: 'SE', tables: ['energy_certificate'], header: false },
 ] as const;
 // Their records are GML features (SourceAdapter.featureRecords) or GeoPackage rows (geoPackageRecords).
 const RECORD_SOURCES = [
@@ -89,7 +92,7 @@ afterAll(async () => {
 });
 
 describe('a night of a source with record hashes', () => {
-  it.each(SOURCES)('$sourceId: stages only the changed lines, and a full stage of the same file then changes nothing', async ({ sourceId, tables, header }) => {
+  it.each(SOURCES)('$sourceId: stages only the changed lines, and a full stage of the same file then changes nothing', async ({ sourceId, country, tables, header }) => {
     const first = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[0], sourceId) }), sourceId);
     expect(first.outcome).toBe('published');
 
@@ -106,12 +109,29 @@ describe('a night of a source with record hashes', () => {
     expect(night.rowsStaged).toBeLessThanOrEqual(changed);
     expect(night.rowsStaged + night.rowsRejected).toBeGreaterThanOrEqual(changed);
     expect(night.inserted + night.updated + night.deleted).toBeGreaterThan(0);
-    const published = await tablesDigest(pipeline.pool, tables, 'NO');
+    const published = await tablesDigest(pipeline.pool, tables, country);
 
     // The same file staged whole (--force) finds live exactly as the night left it.
     const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId), force: true }), sourceId);
     expect(full).toMatchObject({ outcome: 'published', rowsStaged: after.length - full.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
-    expect(await tablesDigest(pipeline.pool, tables, 'NO')).toEqual(published);
+    expect(await tablesDigest(pipeline.pool, tables, country)).toEqual(published);
+  });
+
+  it('se-energy: stages a tar bundle whole, since its lines are not its records, and publishes what its file alone does', async () => {
+    // Runs after the it.each above: live holds night 1 of se-energy, and its line hashes.
+    const sourceId = 'se-energy';
+    const published = await tablesDigest(pipeline.pool, ['energy_certificate'], 'SE');
+    const bundle = await writeTarBundle(path.join(await tempDir('record-hashes-se-energy'), 'boverket_energideklarationer_0000_sverige.tar'), [
+      { name: getSource(sourceId).inputFileName, content: await fileText(nights[1], sourceId) },
+    ]);
+    const lines = await recordLines(nights[1], sourceId, false);
+    const run = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: bundle }), sourceId);
+    expect(run).toMatchObject({ outcome: 'published', rowsStaged: lines.length - run.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
+    expect(run.rowsUnchanged ?? 0).toBe(0);
+    expect(await tablesDigest(pipeline.pool, ['energy_certificate'], 'SE')).toEqual(published);
+    // Its hashes were not kept: the next night of the file stages it whole, then keeps its hashes again.
+    const next = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId) }), sourceId);
+    expect(next).toMatchObject({ outcome: 'published', rowsStaged: lines.length - next.rowsRejected, inserted: 0, updated: 0, deleted: 0 });
   });
 
   it.each(RECORD_SOURCES)('$sourceId: parses only the changed $kind, and a full stage of the same file then changes nothing', async (recordSource) => {

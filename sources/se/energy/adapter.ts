@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { inboxPath } from '../../inbox.js';
 import type { ParsedRecord, SourceAdapter } from '../../source-adapter.js';
-import { readBundleRecords } from '../../formats/bundle.js';
+import { isTarName, readBundleRecords } from '../../formats/bundle.js';
 import { readHeaderedRecords } from '../../formats/delimited.js';
 import { InputFormatError } from '../../formats/input-error.js';
 import { readJsonLines, RecordError } from '../../formats/json-lines.js';
@@ -97,6 +97,9 @@ export const seEnergy: SourceAdapter = {
   zipEntry: /\.(tar|jsonl|ndjson|csv|txt)$/i,
   stagingColumns: ENERGY_STAGING_COLUMNS,
   keyColumns: ['certificate_id'],
+  // One declaration per line: the API's answers as JSON Lines, the extract as a quoted CSV. A
+  // tar of several files is staged whole (its lines are not the bundle's records).
+  lineRecords: (fileName) => (isTarName(fileName) ? undefined : /\.(jsonl|ndjson)$/i.test(fileName) ? { header: false } : { header: true, quote: '"' }),
   parse: (input, { fileName }) => readBundleRecords(input, fileName, { dataFile: /\.(jsonl|ndjson|csv|txt)$/i }, readMember),
   countLive: (client, scope) => countLiveRows(client, 'energy_certificate', scope),
   publish: publishInto(ENERGY_MERGE),
