@@ -59,6 +59,8 @@ export interface NightBenchRun {
   loadAverage: { before: string; after: string; median: number; max: number };
   sources: SourceNight[];
   refresh: RefreshNight | null;
+  /** no-business's night from the updates feed: the units the feed listed (per repetition, the same). Absent in older runs. */
+  businessFeed?: { new: number; changed: number; deleted: number };
 }
 
 export interface SourceSummary {
@@ -153,7 +155,11 @@ export function renderNightSection(run: NightBenchRun): string {
   lines.push(
     `Each source alone, one after another in registry order, into a fresh database: the first load is a forced backfill of the night-0 file, the night a backfill of the night-${run.sample.night} file ` +
       `as a nightly runs it (not forced: an unchanged file is found unchanged). ${run.runs === 1 ? 'One repetition (the time did not allow three).' : `Median of ${run.runs} repetitions.`} ` +
-      `Seconds from the workflow's start request to its result; phases from the run ledger (durations_ms). Target: the night at most ${pct(NIGHT_TARGET_RATIO)} of the first load, per source.`,
+      `Seconds from the workflow's start request to its result; phases from the run ledger (durations_ms). Target: the night at most ${pct(NIGHT_TARGET_RATIO)} of the first load, per source.` +
+      (run.businessFeed
+        ? ` no-business's night reads Brønnøysund's updates feed, as the nightly does (its default input): a local stand-in of the API (sample/no/brreg-server.ts) lists the units the night-${run.sample.night} download has new ` +
+          `(${int(run.businessFeed.new)}), changed (${int(run.businessFeed.changed)}) or no longer (${int(run.businessFeed.deleted)}) against night 0's and answers their lookups (sample/no/business-feed.ts); its download phase is the feed's fetch.`
+        : ''),
   );
   lines.push('');
   lines.push('| source | first load s | changed night s | night / first | ≤ 15 % | night: download / stage / validate / publish s | night spends most in | rows staged | inserted / updated / deleted |');
@@ -191,7 +197,8 @@ export function renderNightSection(run: NightBenchRun): string {
         `(${night <= NIGHT_TARGET_RATIO * first ? 'within' : '**not within**'} ${pct(NIGHT_TARGET_RATIO)}; ${run.refresh.firstSeconds.length === 1 ? 'one repetition' : `median of ${run.refresh.firstSeconds.length}`}).` +
         (run.refresh.firstDeriveSeconds?.length && run.refresh.nightDeriveSeconds?.length
           ? ` Of that, the derived datasets' run: ${s(median(run.refresh.firstDeriveSeconds))} s on night 0, ${s(median(run.refresh.nightDeriveSeconds))} s on night ${run.sample.night}.`
-          : ''),
+          : '') +
+        (run.businessFeed ? ' The refresh reads every register from the sample folder (NORDPROP_INPUT_DIR), no-business its whole download, not the feed.' : ''),
     );
   }
   lines.push(`<!-- ${NIGHT_SECTION}:end -->`);

@@ -23,6 +23,8 @@ import pg from 'pg';
 import { PROJECT_ROOT } from '../lib/config.js';
 import { startTemporalServer, type TemporalServer } from '../lib/temporal/dev-server.js';
 import { SOURCES } from '../sources/registry.js';
+import { BrregServer } from '../sample/no/brreg-server.js';
+import { feedBetween } from '../sample/no/business-feed.js';
 import { sourceState } from './build-stamp.js';
 import { NIGHT_SECTION, renderNightSection, type NightBenchRun, type RefreshNight, type SourceLoad, type SourceNight } from './changed-night-report.js';
 import { dropBenchDatabase, recreateDatabase, settle, type LedgerEntry } from './database.js';
@@ -110,6 +112,18 @@ async function sourceLoad(pool: pg.Pool, run: PipelineRun, sourceId: string): Pr
   };
 }
 
+/**
+ * no-business's night as the nightly runs it, from the updates feed: a local stand-in of
+ * Brønnøysund's API serving the changes between the two nights' downloads.
+ */
+async function businessFeedServer(night0: BenchSample, night1: BenchSample): Promise<{ url: string; counts: { new: number; changed: number; deleted: number }; stop: () => Promise<void> }> {
+  const server = await new BrregServer().start();
+  // The feed's page size as the adapter asks for it (the real API caps a page at 10,000 items).
+  server.pageCap = 10_000;
+  const counts = await feedBetween(server, night0.sourceFiles['no-business'], night1.sourceFiles['no-business']);
+  return { url: `${server.base}/oppdateringer`, counts, stop: () => server.stop() };
+}
+
 async function main(): Promise<void> {
   const options = parseNightOptions(process.argv.slice(2));
   const startedAt = new Date().toISOString();
@@ -159,6 +173,7 @@ async function main(): Promise<void> {
     const sources: SourceNight[] = SOURCES.map((source) => ({ sourceId: source.id, country: source.country, firstLoads: [], nights: [] }));
     const refresh: RefreshNight | null = options.skipRefresh ? null : { firstSeconds: [], nightSeconds: [], firstDeriveSeconds: [], nightDeriveSeconds: [], nightSources: {} };
     let machine: Awaited<ReturnType<typeof machineInfo>> | undefined;
+    let businessFeed: NightBenchRun['businessFeed'];
     for (let repetition = 1; repetition <= options.runs; repetition++) {
       let databaseUrl = await freshStore();
       machine ??= await machineInfo(pool!);
@@ -167,10 +182,13 @@ async function main(): Promise<void> {
         for (const source of sources) {
           const input = sample.sourceFiles[source.sourceId];
           if (!input) throw new Error(`the sample has no file for ${source.sourceId}`);
+          // Served before the machine settles: reading both downloads is no part of the night.
+          const feed = phase !== 'first load' && source.sourceId === 'no-business' ? await businessFeedServer(night0, night1) : undefined;
+          if (feed) businessFeed = feed.counts;
           await settle(pool!);
           const run = phase === 'first load'
             ? await runBackfill(pipeline, pool!, TASK_QUEUE, source.sourceId, input)
-            : await runSourceNight(pipeline, pool!, TASK_QUEUE, source.sourceId, input);
+            : await runSourceNight(pipeline, pool!, TASK_QUEUE, source.sourceId, feed?.url ?? input).finally(() => feed?.stop());
           const load = await sourceLoad(pool!, run, source.sourceId);
           (phase === 'first load' ? source.firstLoads : source.nights).push(load);
           log(`run ${repetition}, ${phase}, ${source.sourceId}: ${load.outcome}, ${load.seconds.toFixed(1)} s [${Object.entries(load.phases).map(([p, v]) => `${p} ${v.toFixed(1)}`).join(', ')}], ` +
@@ -217,6 +235,7 @@ async function main(): Promise<void> {
       loadAverage: { before: loadBefore, after: await loadAverage(), median: load.median, max: load.max },
       sources,
       refresh,
+      ...(businessFeed ? { businessFeed } : {}),
     };
     await writeFile(path.join(PROJECT_ROOT, `.data/bench/changed-night-${size.sizeLabel}.json`), `${JSON.stringify(result, null, 2)}\n`);
     const section = renderNightSection(result);

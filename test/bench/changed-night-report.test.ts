@@ -61,4 +61,12 @@ describe('the changed-night benchmark summary', () => {
     expect(renderNightSection(run({ refresh: { firstSeconds: [300], nightSeconds: [200], firstDeriveSeconds: [40], nightDeriveSeconds: [12.5], nightSources: {} } })))
       .toContain("Of that, the derived datasets' run: 40.0 s on night 0, 12.5 s on night 1.");
   });
+
+  it("says that no-business's night read the updates feed, and what the feed listed", () => {
+    const section = renderNightSection(run({ businessFeed: { new: 120, changed: 1_450, deleted: 98 } }));
+    expect(section).toContain("no-business's night reads Brønnøysund's updates feed");
+    expect(section).toContain('new (120), changed (1,450) or no longer (98)');
+    expect(section).toContain('no-business its whole download, not the feed');
+    expect(renderNightSection(run())).not.toContain('updates feed');
+  });
 });

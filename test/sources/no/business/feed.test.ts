@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline, type TestPipeline } from '../../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../../support/runs.js';
-import { BrregServer } from '../brreg-server.js';
+import { BrregServer } from '../../../../sample/no/brreg-server.js';
 import { planSample } from '../../../../sample/plan.js';
 import { sampleCompanies } from '../../../../sample/no/companies.js';
 import { BUSINESS_SAMPLE_FILES } from '../../../../sample/no/write-business-json.js';

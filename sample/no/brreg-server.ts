@@ -5,8 +5,9 @@ import { gzipSync } from 'node:zlib';
 /**
  * A local stand-in for data.brreg.no's Enhetsregisteret API, answering in the register's real
  * shapes (HAL pages, the oppdateringer items, 410 for a deleted unit, gzipped lastned that
- * insists on its versioned media type). It holds a small register the test changes between
- * runs, and records every request so a test can check what a run asked for.
+ * insists on its versioned media type). It holds a register a test changes between runs (or a
+ * sample night's changes, business-feed.ts), and records every request so a test can check
+ * what a run asked for.
  */
 
 export type Kind = 'enheter' | 'underenheter';
@@ -52,10 +53,10 @@ export class BrregServer {
 
   /** Records a change in the feed, as the register does after it changed the unit. */
   change(kind: Kind, organisasjonsnummer: string, endringstype: string, dato = new Date().toISOString()): number {
-    const all = [...this.feeds.enheter, ...this.feeds.underenheter];
+    const all = this.feeds.enheter.length + this.feeds.underenheter.length;
     // Each feed has its own counter; sparse, as the real ids are.
     const last = this.feeds[kind].at(-1)?.oppdateringsid ?? (kind === 'enheter' ? 14757170 : 21390700);
-    const oppdateringsid = last + 1 + (all.length % 3);
+    const oppdateringsid = last + 1 + (all % 3);
     this.feeds[kind].push({ oppdateringsid, dato, organisasjonsnummer, endringstype });
     return oppdateringsid;
   }
