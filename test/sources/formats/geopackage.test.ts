@@ -50,6 +50,23 @@ describe('GeoPackage reader on the real municipality file', () => {
       gpkg.close();
     }
   });
+
+  it('reads only the rows a night keeps, by their fids, as the whole read gives them', () => {
+    const gpkg = GeoPackage.open(REAL_KOMMUNER);
+    try {
+      const layer = gpkg.layer('sveriges_kommuner_sf_simple', 3006);
+      const columns = ['municipality_code', 'municipality_name'];
+      const keep = (fid: number) => fid % 7 === 3 || fid === 290;
+      const kept = [...gpkg.features(layer, columns, keep)];
+      const whole = [...gpkg.features(layer, columns)].filter((feature) => keep(feature.position));
+      expect(kept.map((feature) => feature.position)).toEqual(whole.map((feature) => feature.position));
+      expect(kept.length).toBeGreaterThan(40);
+      expect(kept).toEqual(whole);
+      expect([...gpkg.features(layer, columns, () => false)]).toEqual([]);
+    } finally {
+      gpkg.close();
+    }
+  });
 });
 
 describe('GeoPackage geometry blobs', () => {
