@@ -89,6 +89,11 @@ export interface StageRequest {
   /** The run's input and --force: a national, unforced run of a line-record source parses only its changed lines. */
   input?: string;
   force?: boolean;
+  /**
+   * Parse every record even on a night: the run's staging was lost (another run of the source
+   * published since its changed records were chosen), and a whole stage cannot be overtaken again.
+   */
+  wholeFile?: boolean;
 }
 
 /**
@@ -121,7 +126,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     const lines = hasRecordHashes(source)
       ? await withHeartbeat(() => hashArtifactRecords(client, {
         source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table,
-        incremental: !request.force && request.input !== undefined && inputCoversCountry(source, request.input),
+        incremental: !request.force && !request.wholeFile && request.input !== undefined && inputCoversCountry(source, request.input),
       }), () => latest)
       : undefined;
     // An increment resumes only against the publish its committed chunks were chosen against.

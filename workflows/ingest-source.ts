@@ -80,7 +80,9 @@ async function stageAndPublish(input: IngestSourceInput, artifact: Artifact): Pr
   const { stageArtifact } = onWorker(artifact.workerTaskQueue ?? workflowInfo().taskQueue);
   for (let staging = 1; ; staging++) {
     try {
-      const staged = await stageArtifact({ runId, sourceId, artifactPath: artifact.artifactPath, input: artifact.input, force: input.force });
+      // Staged again, the whole file: an increment can be overtaken by every publish of the
+      // source that lands while it stages, as with several runs of one source at once.
+      const staged = await stageArtifact({ runId, sourceId, artifactPath: artifact.artifactPath, input: artifact.input, force: input.force, ...(staging > 1 ? { wholeFile: true } : {}) });
       const snapshot = await validateStaged({ runId, sourceId, input: artifact.input, staged, force: input.force });
       await publishStaged({ runId, sourceId, snapshot });
       return;

@@ -31,13 +31,16 @@ afterAll(async () => {
 });
 
 /** With `national`, the run is the register's national download, unforced: a night that stages only changed lines. */
-async function stageAndValidate(national = false, artifactPath = REAL_ADDRESS_ZIP): Promise<{ runId: string; snapshot: ValidatedSnapshot }> {
+async function stageAndValidate(national = false, artifactPath = REAL_ADDRESS_ZIP, again?: { runId: string }): Promise<{ runId: string; snapshot: ValidatedSnapshot }> {
   const input = national ? noAddress.defaultInput : artifactPath;
-  const runId = `staging-lost-${run++}`;
-  await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
-  await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+  const runId = again?.runId ?? `staging-lost-${run++}`;
+  if (!again) {
+    await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
+    await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+  }
   const activity = new MockActivityEnvironment();
-  const staged: StagedSnapshot = await activity.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath, input, force: !national });
+  // Staged again after a lost staging, as the workflow does it: the whole file.
+  const staged: StagedSnapshot = await activity.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath, input, force: !national, ...(again ? { wholeFile: true } : {}) });
   const snapshot: ValidatedSnapshot = await activity.run(validateStaged, { runId, sourceId: 'no-address', input, staged, force: !national });
   return { runId, snapshot };
 }
@@ -93,6 +96,13 @@ describe('publish of a staging table that lost its rows', () => {
       message: expect.stringMatching(new RegExp(`run ${other.runId} published no-address after this run staged its changed lines against run ${late.runId}, and changed 3 of the lines`)),
     });
     expect(await tableDigest(getPool(), 'address')).not.toBe(live);
+
+    // The workflow stages it again, whole: no other publish can overtake that, and it restores the file's three lines.
+    const again = await stageAndValidate(true, REAL_ADDRESS_ZIP, { runId: later.runId });
+    expect(again.snapshot.lineRecords).toMatchObject({ increment: false, unchanged: 0 });
+    await publish(later.runId, again.snapshot);
+    const rowCount = (digest: string) => digest.split(':')[0];
+    expect(rowCount(await tableDigest(getPool(), 'address'))).toBe(rowCount(live));
   });
 
   it('refuses a staging table whose rows changed after validation', async () => {
