@@ -57,14 +57,18 @@ export async function waitUntilBlockedOn(scenario: ScenarioDatabase, table: stri
  */
 export async function holdStage(scenario: ScenarioDatabase, run: StartedRun, sourceId = 'no-address'): Promise<Hold> {
   const table = stagingTableName(sourceId, run.runId);
-  await waitFor(`rows in ${table}`, async () => {
+  // The lock is asked for as soon as the table exists and kept once rows are committed: it is
+  // granted when the chunk in flight commits, ahead of the next chunk's COPY. Counting first
+  // and locking after left a window in which a loaded machine staged the rest of the file.
+  const { lock, rows } = await waitFor(`committed rows in ${table}, and its lock`, async () => {
     const exists = await scenario.pool.query<{ t: string | null }>(`SELECT to_regclass($1)::text AS t`, [table]);
     if (!exists.rows[0].t) return false;
-    const rows = await scenario.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
-    return rows.rows[0].n > 0;
+    const held = await lockTable(scenario.url, table);
+    const committed = (await held.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
+    if (committed > 0) return { lock: held, rows: committed };
+    await held.release();
+    return false;
   }, 120_000, { intervalMs: 10 });
-  const lock = await lockTable(scenario.url, table);
-  const rows = (await lock.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
   const waiting = await waitUntilBlockedOn(scenario, table);
   if (!/^\s*COPY\b/i.test(waiting)) {
     await lock.release();
