@@ -1,5 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Vitest 4 and 5 can close a test worker's RPC channel while one of its own calls is still in
+ * flight and report it as an unhandled error of a file whose tests all passed (vitest-dev/vitest
+ * #11153: "Closing rpc while … was pending"; seen once in a clean-clone CI run here, in a file that
+ * neither logs nor leaves work running). That one error is printed and not counted; every other
+ * unhandled error still fails the run.
+ */
+function isVitestTeardownRace(error: { name?: string; message?: string }): boolean | void {
+  if (error.name !== 'EnvironmentTeardownError' || !/^\[vitest-worker\]: Closing rpc while/.test(error.message ?? '')) return;
+  console.warn(`vitest's own teardown race, not counted: ${error.message}`);
+  return false;
+}
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -11,5 +24,6 @@ export default defineConfig({
     // Tests configure through the environment; never read a developer's .env.
     env: { NORDPROP_ENV_FILE: '' },
     hookTimeout: 120_000,
+    onUnhandledError: isVitestTeardownRace,
   },
 });
