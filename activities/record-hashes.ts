@@ -45,7 +45,7 @@ async function* noRecords(): AsyncGenerator<HashedLine[]> {}
 function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
   if (source.lineRecords) {
     const lines = lineLayoutOf(source, input.fileName);
-    if (lines) return hashLineRecords(input.stream, lines, layout);
+    if (lines) return hashLineRecords(input.stream, { ...lines, label: input.fileName }, layout);
     input.stream.destroy();
     layout.regular = false;
     return noRecords();
@@ -67,7 +67,7 @@ export function changedRecordsOnly(
 ): { stream: Readable; filePosition?: (position: number) => number; keepPosition?: (position: number) => boolean } {
   if (source.geoPackageRecords) return { stream: input.stream, keepPosition: (fid) => changed.has(fid) };
   const lines = source.lineRecords && lineLayoutOf(source, input.fileName);
-  if (lines) return { stream: Readable.from(blankLinesExcept(input.stream, { header: lines.header, keep: (line) => changed.has(line) })) };
+  if (lines) return { stream: Readable.from(blankLinesExcept(input.stream, { header: lines.header, keep: (line) => changed.has(line), label: input.fileName })) };
   if (source.lineRecords) throw new Error(`${source.id}: ${input.fileName} has no line records, and cannot be read as an increment`);
   return {
     stream: Readable.from(keepFeatures(input.stream, { element: source.featureRecords!.element, keep: (number) => changed.has(number) })),

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
 import type { CellValue, ParsedRecord } from '../source-adapter.js';
 import { InputFormatError, readFailure } from './input-error.js';
+import { MAX_RECORD_BYTES, recordTooLong } from './record-size.js';
 
 /**
  * Quoted delimiter-separated text (Bolagsverket's `;` file with every field quoted, SCB's TAB
@@ -32,10 +33,16 @@ export async function* readDelimited(
     info: true,
     raw: true,
     relax_column_count: true,
+    max_record_size: MAX_RECORD_BYTES,
     skip_empty_lines: true,
     skip_records_with_error: true,
     on_skip: (error: CsvError | undefined, raw: string | undefined) => {
       const line = Number((error as { lines?: number } | undefined)?.lines ?? 0);
+      // A record this long is no register's row but a file this reader cannot split: it fails.
+      if (error?.code === 'CSV_MAX_RECORD_SIZE') {
+        parser.destroy(recordTooLong(options.label ?? 'delimited text', line));
+        return undefined;
+      }
       // After a bad quote csv-parse may trip again further along the same line: one reject per line.
       if (skipped.at(-1)?.line === line || lastSkippedLine === line) return undefined;
       lastSkippedLine = line;

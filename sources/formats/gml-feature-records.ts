@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { InputFormatError } from './input-error.js';
 import type { HashedLine, RecordLayout } from './line-records.js';
+import { MAX_RECORD_BYTES } from './record-size.js';
 
 /**
  * Byte-level reading of a GML feature collection whose every record is one feature element
@@ -143,6 +144,40 @@ function crsContext(header: Buffer): Buffer {
   return Buffer.from(`${attributes.map((attribute) => attribute.trim()).join('\n')}\n`, 'latin1');
 }
 
+/**
+ * The chunks of `input` as buffers to scan, each after the markup the scan of the last one left
+ * unfinished (`unfinished()`, read once the scan is done). Markup that spans many chunks (a long
+ * comment, CDATA section or tag) is tried again only once the bytes held have doubled: joining
+ * and scanning it again at every chunk made it cost the square of its length.
+ */
+async function* withUnfinishedMarkup(input: AsyncIterable<Buffer>, unfinished: () => Buffer | undefined): AsyncGenerator<Buffer> {
+  const carried = (): Buffer | undefined => {
+    const carry = unfinished();
+    if (carry && carry.length > MAX_RECORD_BYTES) {
+      throw new InputFormatError(`GML markup (a tag, comment or CDATA section) runs on past ${MAX_RECORD_BYTES / 1024 / 1024} MiB without ending`);
+    }
+    return carry;
+  };
+  let held: Buffer[] = [];
+  let heldLength = 0;
+  let retryAt = 0;
+  for await (const chunk of input) {
+    held.push(chunk);
+    heldLength += chunk.length;
+    if (heldLength < retryAt) continue;
+    yield held.length === 1 ? held[0] : Buffer.concat(held);
+    const carry = carried();
+    held = carry ? [carry] : [];
+    heldLength = carry?.length ?? 0;
+    retryAt = 2 * heldLength;
+  }
+  // Chunks that came after the last try.
+  if (held.length > 1) {
+    yield Buffer.concat(held);
+    carried();
+  }
+}
+
 export type FeatureSegment =
   /** Everything before the first feature. */
   | { kind: 'header'; bytes: Buffer }
@@ -191,8 +226,7 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
     return bytes;
   };
 
-  for await (const chunk of input) {
-    const buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
+  for await (const buffer of withUnfinishedMarkup(input, () => carry)) {
     carry = undefined;
     let stepping = false;
     const out: FeatureSegment[] = [];

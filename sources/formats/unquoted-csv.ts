@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { readFailure } from './input-error.js';
 import { StrictUtf8Decoder } from './text-encoding.js';
+import { MAX_RECORD_BYTES, recordTooLong } from './record-size.js';
 
 /**
  * Reads delimiter-separated text that has no quoting at all, as Kartverket's Matrikkelen CSV
@@ -26,7 +27,9 @@ export async function* readUnquotedLines(input: Readable, options: { delimiter: 
   const { delimiter, label } = options;
   const batchSize = options.batchSize ?? 2000;
   const decoder = new StrictUtf8Decoder(label);
-  let carry = '';
+  // The line the last chunk left unfinished, in pieces: joined once when its end arrives (see linesOf in line-records.ts).
+  let unfinished: string[] = [];
+  let unfinishedLength = 0;
   let number = 0;
   let batch: Line[] = [];
 
@@ -35,23 +38,32 @@ export async function* readUnquotedLines(input: Readable, options: { delimiter: 
     const line = text.endsWith('\r') ? text.slice(0, -1) : text;
     if (line !== '') batch.push({ number, fields: line.split(delimiter), text: line });
   };
+  const finishLine = (tail: string) => {
+    take(unfinished.length ? unfinished.join('') + tail : tail);
+    unfinished = [];
+    unfinishedLength = 0;
+  };
 
   try {
     for await (const chunk of input) {
-      const text = carry + decoder.decode(chunk as Buffer);
+      const text = decoder.decode(chunk as Buffer);
       let start = 0;
       for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-        take(text.slice(start, end));
+        finishLine(text.slice(start, end));
         start = end + 1;
       }
-      carry = text.slice(start);
+      if (start < text.length) {
+        unfinished.push(text.slice(start));
+        unfinishedLength += text.length - start;
+        if (unfinishedLength > MAX_RECORD_BYTES) throw recordTooLong(label, number + 1);
+      }
       if (batch.length >= batchSize) {
         yield batch;
         batch = [];
       }
     }
-    const last = carry + decoder.end();
-    if (last !== '') take(last);
+    const last = decoder.end();
+    if (unfinishedLength || last !== '') finishLine(last);
   } catch (error) {
     // A damaged zip entry is reported as such, not as the encoding error its garbage causes.
     throw await readFailure(error, { input, label, at: `at line ${number + 1}` });

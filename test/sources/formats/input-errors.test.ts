@@ -24,6 +24,8 @@ import { openInput } from '../../../sources/formats/open-input.js';
 import { readTeigFeatures } from '../../../sources/no/cadastre/parse.js';
 import { utf8Text } from '../../../sources/formats/text-encoding.js';
 import { readUnquotedLines } from '../../../sources/formats/unquoted-csv.js';
+import { blankLinesExcept, hashLineRecords } from '../../../sources/formats/line-records.js';
+import { hashFeatureRecords } from '../../../sources/formats/gml-feature-records.js';
 import { expectInputFormatError, failure } from './input-failure.js';
 
 /**
@@ -123,6 +125,43 @@ describe('delimited readers', () => {
   it('a broken quote is a reject of its line, not a failure', async () => {
     const [batch] = await drain(headered(utf8Text(bytes('a;b\n"x;y\n'), 'quote.csv'), 'quote.csv'));
     expect(batch).toEqual([expect.objectContaining({ kind: 'reject', position: 2, reason: expect.stringMatching(/Quote Not Closed/) })]);
+  });
+});
+
+describe('a record that never ends', () => {
+  // Past the 64 MiB a reader holds of one record (sources/formats/record-size.ts). Each input
+  // repeats one 64 KiB chunk, as a file is read, so no test holds the file in memory.
+  const RUN_ON_BYTES = 70 * 1024 * 1024;
+  function runningOn(head: string, repeated: string, tail = ''): Readable {
+    const chunk = Buffer.from(repeated.repeat(Math.ceil((1 << 16) / repeated.length)));
+    return Readable.from((function* () {
+      yield Buffer.from(head);
+      for (let sent = 0; sent < RUN_ON_BYTES; sent += chunk.length) yield chunk;
+      yield Buffer.from(tail);
+    })());
+  }
+  // A register re-saved with classic Mac line endings: every line ends in CR alone.
+  const crOnly = () => runningOn('lokalid;adressenavn\r', '1;Storgata\r', '2;Kirkeveien\n');
+
+  it('lines that end in CR alone are an InputFormatError of the line parser, the line hashes and the night\'s filter', async () => {
+    const message = /^cr\.csv: a record runs on past 64 MiB without ending, at line 1: not a file of lines as this source reads them \(lines ending in CR alone/;
+    expectInputFormatError(await failure(() => drain(readUnquotedLines(crOnly(), { delimiter: ';', label: 'cr.csv' }))), message);
+    expectInputFormatError(await failure(() => drain(hashLineRecords(crOnly(), { header: true, label: 'cr.csv' }))), message);
+    expectInputFormatError(await failure(() => drain(blankLinesExcept(crOnly(), { header: true, keep: () => true, label: 'cr.csv' }))), message);
+  });
+
+  it('a quote never closed is an InputFormatError of the CSV reader once its field passes the limit', async () => {
+    const text = utf8Text(runningOn('a;b\n1;2\n"3;4\n', 'x'), 'quote.csv');
+    expectInputFormatError(await failure(() => drain(readDelimited(text, { delimiter: ';', quote: '"', label: 'quote.csv' }))), /^quote\.csv: a record runs on past 64 MiB without ending, at line \d+: .*a quote never closed/);
+  });
+
+  it('a GML comment never closed is an InputFormatError of the feature hashing, and a long one that closes is read', async () => {
+    const unclosed = runningOn('<c><f>1</f><f><!--', 'a'.repeat(1024));
+    expectInputFormatError(await failure(() => drain(hashFeatureRecords(unclosed, { element: 'f' }, { regular: true }))), /^GML markup \(a tag, comment or CDATA section\) runs on past 64 MiB without ending/);
+    const layout = { regular: true };
+    const closed = (await drain(hashFeatureRecords(runningOn('<c><f>1</f><f><!--', 'a'.repeat(1024), '--></f><f>3</f></c>'), { element: 'f' }, layout))).flat();
+    expect(closed.map((feature) => feature.number)).toEqual([1, 2, 3]);
+    expect(layout.regular).toBe(true);
   });
 });
 

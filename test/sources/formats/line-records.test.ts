@@ -15,7 +15,7 @@ const chunked = (text: string, size = 7) => {
 async function hashes(text: string, header: boolean, quote?: string): Promise<{ lines: HashedLine[]; regular: boolean }> {
   const all: HashedLine[] = [];
   const layout = { regular: true };
-  for await (const batch of hashLineRecords(chunked(text), { header, quote }, layout)) all.push(...batch);
+  for await (const batch of hashLineRecords(chunked(text), { header, quote, label: 'test.csv' }, layout)) all.push(...batch);
   return { lines: all, regular: layout.regular };
 }
 
@@ -63,7 +63,7 @@ describe('blankLinesExcept', () => {
     const keep = new LineSet(6);
     keep.add(5);
     const parsed: Array<[number, string]> = [];
-    const filtered = Readable.from(blankLinesExcept(chunked(FILE), { header: true, keep: (line) => keep.has(line) }));
+    const filtered = Readable.from(blankLinesExcept(chunked(FILE), { header: true, keep: (line) => keep.has(line), label: 'test.csv' }));
     for await (const lines of readUnquotedLines(filtered, { delimiter: ';', label: 'test' })) parsed.push(...lines.map((line): [number, string] => [line.number, line.text]));
     expect(parsed).toEqual([[1, 'id;name'], [5, '3;Øye']]);
   });
@@ -71,7 +71,7 @@ describe('blankLinesExcept', () => {
   it('leaves csv-parse the line numbers and the CRLF endings of a quoted file', async () => {
     const keep = new LineSet(5);
     keep.add(5);
-    const filtered = Readable.from(blankLinesExcept(chunked(QUOTED), { header: true, keep: (line) => keep.has(line) }));
+    const filtered = Readable.from(blankLinesExcept(chunked(QUOTED), { header: true, keep: (line) => keep.has(line), label: 'test.csv' }));
     const text = (async function* () {
       for await (const chunk of filtered) yield (chunk as Buffer).toString('utf8');
     })();
