@@ -37,9 +37,12 @@ async function* linesOf(input: AsyncIterable<Buffer>, label: string): AsyncGener
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
       const tail = chunk.subarray(start, end);
-      lines.push([++number, unfinished.length ? Buffer.concat([...unfinished, tail]) : tail]);
-      unfinished = [];
-      unfinishedLength = 0;
+      if (unfinished.length === 0) lines.push([++number, tail]);
+      else {
+        lines.push([++number, Buffer.concat([...unfinished, tail])]);
+        unfinished = [];
+        unfinishedLength = 0;
+      }
       start = end + 1;
     }
     if (start < chunk.length) {
