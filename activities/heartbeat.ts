@@ -32,3 +32,13 @@ export async function withHeartbeat<T>(work: () => Promise<T>, details: () => un
     clearInterval(timer);
   }
 }
+
+/**
+ * The activity `activity`, heartbeating every few seconds while it runs (withHeartbeat). For the
+ * short bookkeeping activities (the ledger, a staging table's drop): the workflows give them a
+ * heartbeat timeout, so that a worker killed in one is noticed in half a minute and another
+ * worker retries it, instead of the run standing still until the start-to-close timeout.
+ */
+export function beatingWhileRunning<A extends unknown[], R>(activity: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args) => withHeartbeat(() => activity(...args));
+}

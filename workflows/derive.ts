@@ -1,5 +1,6 @@
 import { isCancellation, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
+import { BOOKKEEPING } from './activity-options.js';
 import type { RunSummary, SourceRunSummary } from '../activities/types.js';
 import type { PlannedDerivation } from '../activities/derive.js';
 import type { Country } from '../lib/domain/country.js';
@@ -16,10 +17,7 @@ const { deriveDataset } = proxyActivities<typeof activities>({
   heartbeatTimeout: '2 minutes',
   retry: { maximumAttempts: 3, initialInterval: '10 seconds' },
 });
-const { planDerive, startSourceRun, finishSourceRun, dropDerivedStaging, getSourceRunSummary } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 10 },
-});
+const { planDerive, startSourceRun, finishSourceRun, dropDerivedStaging, getSourceRunSummary } = proxyActivities<typeof activities>(BOOKKEEPING);
 
 export interface DeriveInput {
   /** Given by the CLI (or the nightly refresh) so it can follow the run; generated otherwise. */

@@ -1,10 +1,11 @@
 import { isCancellation, log, ParentClosePolicy, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
+import { BOOKKEEPING } from './activity-options.js';
 import type { RunSummary } from '../activities/types.js';
 import { OUTCOME_KEY, RUN_ID_KEY } from '../lib/temporal/search-attribute-keys.js';
 import { alertRun, alertWorkflowId } from './alert.js';
 
-const { finishRun } = proxyActivities<typeof activities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 10 } });
+const { finishRun } = proxyActivities<typeof activities>(BOOKKEEPING);
 
 /**
  * Closes the run in the ledger and says its outcome in a search attribute too (last night's

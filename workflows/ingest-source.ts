@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type * as activities from '../activities/index.js';
+import { BOOKKEEPING } from './activity-options.js';
 import type { Artifact, IngestSourceInput, SourceRunSummary } from '../activities/types.js';
 import { dispatchPendingEvents } from './deliver-dispatch.js';
 import { describeError } from '../lib/describe-error.js';
@@ -35,10 +36,7 @@ const { validateStaged, publishStaged } = proxyActivities<typeof activities>({
   heartbeatTimeout: '30 seconds',
   retry: RETRY,
 });
-const { finishSourceRun, dropStaging, getSourceRunSummary, listWorkerTaskQueues } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 10 },
-});
+const { finishSourceRun, dropStaging, getSourceRunSummary, listWorkerTaskQueues } = proxyActivities<typeof activities>(BOOKKEEPING);
 
 /** How often a source is staged again when its staging table was lost (a database restart). */
 const MAX_STAGINGS = 3;

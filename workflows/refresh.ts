@@ -1,5 +1,6 @@
 import { executeChild, isCancellation, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
+import { BOOKKEEPING } from './activity-options.js';
 import type { RunKind, RunSummary } from '../activities/types.js';
 import type { Country } from '../lib/domain/country.js';
 import { ingestSource } from './ingest-source.js';
@@ -9,10 +10,7 @@ import { finishWithOutcome } from './finish-run.js';
 import { describeError } from '../lib/describe-error.js';
 import { formatRunId } from './run-id.js';
 
-const { planRun, startSourceRun, finishSourceRun, dropStaging, reconcileAbandonedRuns } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 10 },
-});
+const { planRun, startSourceRun, finishSourceRun, dropStaging, reconcileAbandonedRuns } = proxyActivities<typeof activities>(BOOKKEEPING);
 
 export interface RefreshInput {
   /** Given by the CLI so it can follow the run; generated when a schedule starts the workflow. */

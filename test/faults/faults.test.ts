@@ -5,7 +5,7 @@ import { ingestWorkflowId } from '../../workflows/refresh.js';
 import { liveDigest } from '../support/live-snapshot.js';
 import { activityExecutions } from './support/activity-history.js';
 import { BAD_FILES, writeDropped } from './support/bad-files.js';
-import { expectLiveIsAOrB, expectSettledRun, holdStage, lockLive } from './support/faults.js';
+import { expectLiveIsAOrB, expectSettledRun, holdRunClose, holdStage, lockLive } from './support/faults.js';
 import { addressCsv, ADDRESS_FILE, teigGml, TEIG_FILE, writeInput, zipOf } from './support/snapshots.js';
 import {
   activityAttempts, contentDigest, ledger, runsShow, settle, stagingTables, startFaultStack, TEIG_FEATURES,
@@ -64,6 +64,21 @@ describe.concurrent('faults of one run, each in a database and worker of its own
     await lock.release();
     expect(await expectSettledRun(stack, s, run, await settle(run, 4 * MINUTE))).toBe('B');
   }, 6 * MINUTE);
+
+  it('worker SIGKILLed in a short bookkeeping activity (the run\'s close): another worker closes the run within its heartbeat timeout', async ({ onTestFinished }) => {
+    const s = await scenario('kill-close', onTestFinished);
+    const run = await s.backfill(stack.inputs.b);
+    const hold = await holdRunClose(s, run.runId);
+    expect(await hold.blocked()).toMatch(/^\s*UPDATE run SET outcome/);
+    await s.worker.kill();
+    await s.worker.start();
+    await hold.release();
+    // The close is retried once its heartbeats stop (30 s), not after its start-to-close timeout
+    // (5 minutes), which this wait would not outlast.
+    expect(await expectSettledRun(stack, s, run, await settle(run, 2 * MINUTE))).toBe('B');
+    const closes = (await activityExecutions(stack.client, run.workflowId)).filter((a) => a.type === 'finishRun');
+    expect(closes.map((a) => [a.outcome, a.attempt > 1, a.lastFailure]), 'the close, retried after its heartbeat timeout').toEqual([['completed', true, expect.stringMatching(/heartbeat/i)]]);
+  }, 5 * MINUTE);
 
   it('two backfills of the source started at the same moment: both end, live is the snapshot published last', async ({ onTestFinished }) => {
     const s = await scenario('two-backfills', onTestFinished);

@@ -89,6 +89,34 @@ export async function lockLive(scenario: ScenarioDatabase, table = 'address'): P
   };
 }
 
+/**
+ * Holds the run's close (finishRun, a short bookkeeping activity, the only statement that updates
+ * the run's ledger row): locks the row as soon as it exists, then waits until the close waits for it.
+ */
+export async function holdRunClose(scenario: ScenarioDatabase, runId: string): Promise<Hold & { blocked(): Promise<string> }> {
+  const client = new pg.Client({ connectionString: scenario.url, application_name: 'nordprop-fault-test' });
+  client.on('error', () => undefined);
+  await client.connect();
+  await client.query('BEGIN');
+  await waitFor(`the ledger row of run ${runId}, and its lock`, async () => ((await client.query(`SELECT 1 FROM run WHERE run_id = $1 FOR NO KEY UPDATE`, [runId])).rowCount ?? 0) > 0, 120_000, { intervalMs: 10 });
+  const holder = (await client.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
+  return {
+    rows: 0,
+    async release() {
+      await client.query('COMMIT').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    },
+    blocked: () =>
+      waitFor('the run\'s close waiting for the ledger row', async () => {
+        const waiting = await scenario.pool.query<{ query: string }>(
+          `SELECT query FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'nordprop' AND $1 = ANY(pg_blocking_pids(pid))`,
+          [holder],
+        );
+        return waiting.rows[0]?.query;
+      }, 180_000),
+  };
+}
+
 export type Which = 'A' | 'B' | 'C';
 
 /** Which snapshot live holds exactly (compared with the real published states), or undefined for anything else. */
