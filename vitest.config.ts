@@ -14,6 +14,11 @@ function isVitestTeardownRace(error: { name?: string; message?: string }): boole
   return false;
 }
 
+// The global setup runs in this process and imports lib/config.ts, which loads a developer's
+// .env (the demo writes NORDPROP_INPUT_DIR there) into this process's environment, and every
+// test worker inherits it: `test.env` below comes too late for that. Set here, before any import of it.
+process.env.NORDPROP_ENV_FILE = '';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
