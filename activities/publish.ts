@@ -55,7 +55,7 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     const merged = request.snapshot.increment && source.increment
       ? await source.increment.publishChanges(context, ledger?.position ?? {})
       : await source.publish(context, scope);
-    const lineHashes = lineRecords ? await timed('line_hashes', () => recordPublishedLines(client, source, stagingTable, lineRecords, scope)) : {};
+    const lineHashes = lineRecords ? await timed('line_hashes', () => recordPublishedLines(client, { source, runId: request.runId, stagingTable, records: lineRecords, scope })) : {};
     await markSourceRunPublished(client, {
       runId: request.runId,
       sourceId: source.id,

@@ -205,10 +205,15 @@ function recordKeySql(source: SourceAdapter, alias: string): string {
   return parts.length === 1 ? parts[0] : `concat_ws(E'\\x1f', ${parts.join(', ')})`;
 }
 
+/** The `raw` of a reject of an unchanged line: the line was not read again (its hash matched). */
+const UNCHANGED_LINE_RAW = '(a line unchanged since the last publish, not read again)';
+
 /**
- * Validate, on an increment: a staged row whose key belongs to an unchanged line is a duplicate
- * of a record live already has, and is quarantined as the full stage's duplicate check would
- * (which keeps the first in the file; here the live one is kept wherever it stands).
+ * Validate, on an increment: a staged row whose key an unchanged line holds is a duplicate, and
+ * the one that comes later in the file is quarantined, as the full stage's duplicate check
+ * (activities/validate.ts) would do. When the staged row comes first, it replaces the live row
+ * and the unchanged line is the reject (its record is dropped from `source_record` at publish,
+ * recordPublishedLines), so a night leaves live as a full load of the same file would.
  */
 export async function quarantineDuplicatesOfUnchanged(pool: pg.Pool, source: SourceAdapter, stagingTable: string, records: LineRecords, runId: string): Promise<number> {
   if (!records.increment) return 0;
@@ -227,13 +232,23 @@ export async function quarantineDuplicatesOfUnchanged(pool: pg.Pool, source: Sou
          -- a line staged itself is no unchanged line (a record group's unchanged records are staged with it)
          WHERE NOT EXISTS (SELECT 1 FROM ${stagingTable} again WHERE again.src_pos = r.line)
        ),
+       -- The staged row loses to an unchanged line before it; else the unchanged lines (all after it) lose.
+       verdict AS MATERIALIZED (
+         SELECT src_pos, record_key, min(line) AS first_unchanged, min(line) < src_pos AS staged_loses FROM duplicate GROUP BY src_pos, record_key
+       ),
        removed AS (
-         DELETE FROM ${stagingTable} st USING duplicate d WHERE st.src_pos = d.src_pos
-         RETURNING st.src_pos, d.line, d.record_key, left(st::text, 2000) AS raw
+         DELETE FROM ${stagingTable} st USING verdict v WHERE st.src_pos = v.src_pos AND v.staged_loses
+         RETURNING st.src_pos AS position, v.first_unchanged AS first, true AS first_unchanged, v.record_key, left(st::text, 2000) AS raw
+       ),
+       unchanged_losing AS (
+         SELECT d.line AS position, d.src_pos AS first, false AS first_unchanged, d.record_key, $3::text AS raw
+         FROM duplicate d JOIN verdict v USING (src_pos) WHERE NOT v.staged_loses
        )
        INSERT INTO source_reject (run_id, source_id, position, reason, raw)
-       SELECT $1, $2, src_pos, 'duplicate key ${source.keyColumns.join(',')}=' || replace(record_key, E'\\x1f', ',') || ' (unchanged at position ' || line || ')', raw FROM removed`,
-      [runId, source.id],
+       SELECT $1, $2, position, 'duplicate key ${source.keyColumns.join(',')}=' || replace(record_key, E'\\x1f', ',')
+                                || CASE WHEN first_unchanged THEN ' (unchanged at position ' ELSE ' (first at position ' END || first || ')', raw
+       FROM (SELECT * FROM removed UNION ALL SELECT * FROM unchanged_losing) rejected`,
+      [runId, source.id, UNCHANGED_LINE_RAW],
     );
     return result.rowCount ?? 0;
   });
@@ -273,18 +288,28 @@ export async function collectRemovedKeys(client: pg.PoolClient, source: SourceAd
  */
 export async function recordPublishedLines(
   client: pg.PoolClient,
-  source: SourceAdapter,
-  stagingTable: string,
-  records: LineRecords,
-  scope: PublishScope,
+  request: { source: SourceAdapter; runId: string; stagingTable: string; records: LineRecords; scope: PublishScope },
 ): Promise<Record<string, ChangeCounts>> {
+  const { source, runId, stagingTable, records, scope } = request;
   const removed = scope.municipalities || !records.increment
     ? await client.query(`DELETE FROM source_record WHERE source_id = $1`, [source.id])
-    // Lines gone or changed. A key staged again had its old line among them: validation
-    // quarantined the staged rows whose key an unchanged line holds.
+    // Lines gone or changed, and unchanged lines this run rejected (a staged row before them took
+    // their key: quarantineDuplicatesOfUnchanged). A key staged again had its old line among the
+    // changed ones: validation quarantined the staged rows whose key an unchanged line before them holds.
     : await client.query(
       `DELETE FROM source_record p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
       [source.id],
+    );
+  // A statement of its own: OR-ed into the anti-join above, it would make that a probe per record.
+  // Joined from the run's rejects of unchanged lines (usually none: the records are then not read).
+  const rejectedUnchanged = scope.municipalities || !records.increment
+    ? undefined
+    : await client.query(
+      `DELETE FROM source_record p
+       USING (SELECT r.record_hash FROM source_reject j JOIN ${records.table} r ON r.line = j.position
+              WHERE j.run_id = $2 AND j.source_id = $1 AND j.raw = $3) lost
+       WHERE p.source_id = $1 AND p.record_hash = lost.record_hash`,
+      [source.id, runId, UNCHANGED_LINE_RAW],
     );
   const added = scope.municipalities
     ? undefined
@@ -297,5 +322,5 @@ export async function recordPublishedLines(
     );
   const partition = await client.query<{ name: string }>(`SELECT tableoid::regclass::text AS name FROM source_record WHERE source_id = $1 LIMIT 1`, [source.id]);
   if (!partition.rows[0]) return {}; // nothing recorded: no statistics to keep
-  return { [partition.rows[0].name]: { inserted: added?.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 } };
+  return { [partition.rows[0].name]: { inserted: added?.rowCount ?? 0, updated: 0, deleted: (removed.rowCount ?? 0) + (rejectedUnchanged?.rowCount ?? 0) } };
 }

@@ -296,6 +296,43 @@ describe('a night of a source with record hashes', () => {
     expect(await tablesDigest(pipeline.pool, ['address'], 'NO')).toEqual(before);
   });
 
+  it('a changed line before the unchanged line that holds its key takes the key, as a full load of the file would', async () => {
+    const { sourceId } = SOURCES[0];
+    const [headerLine, ...lines] = await fileLines(nights[1], sourceId);
+    const dir = await tempDir('record-hashes-duplicate-first');
+    const national = path.join(dir, 'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.csv');
+    await writeFile(national, [headerLine, ...lines].join('\n') + '\n');
+    expect(sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: national, force: true }), sourceId).outcome).toBe('published');
+
+    // A second line for the tenth address, its text changed, as the file's first record (line 2):
+    // the tenth address's own line (now line 12) is the later duplicate.
+    const columns = headerLine.toLowerCase().split(';');
+    const tenth = lines[9].split(';');
+    const addressId = tenth[columns.indexOf('lokalid')];
+    tenth[columns.indexOf('adressetekst')] += ' B';
+    await writeFile(national, [headerLine, tenth.join(';'), ...lines].join('\n') + '\n');
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: national }), sourceId);
+    expect(night).toMatchObject({ outcome: 'published', rowsUnchanged: lines.length, rowsStaged: 1, inserted: 0, updated: 1, deleted: 0 });
+    const lastRejects = async () => (await pipeline.pool.query(
+      `SELECT position, reason FROM source_reject WHERE run_id = (SELECT run_id FROM source_run WHERE source_id = $1 ORDER BY started_at DESC LIMIT 1) AND disposition = 'rejected' ORDER BY position`,
+      [sourceId],
+    )).rows;
+    expect(await lastRejects()).toContainEqual({ position: 12, reason: `duplicate key address_id=${addressId} (first at position 2)` });
+    const afterNight = await tablesDigest(pipeline.pool, ['address'], 'NO');
+
+    // The next night (the file as it was, one empty line more): the losing line is read again and quarantined again.
+    await writeFile(national, [headerLine, tenth.join(';'), ...lines].join('\n') + '\n\n');
+    const next = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: national }), sourceId);
+    expect(next).toMatchObject({ outcome: 'published', rowsUnchanged: lines.length, rowsStaged: 0, inserted: 0, updated: 0, deleted: 0 });
+    expect(await lastRejects()).toContainEqual({ position: 12, reason: `duplicate key address_id=${addressId} (unchanged at position 2)` });
+
+    // A full load of the same file changes nothing and rejects the same line.
+    const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: national, force: true }), sourceId);
+    expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
+    expect(await lastRejects()).toContainEqual({ position: 12, reason: `duplicate key address_id=${addressId} (first at position 2)` });
+    expect(await tablesDigest(pipeline.pool, ['address'], 'NO')).toEqual(afterNight);
+  });
+
   it('stages the whole national file again after a regional extract was loaded', async () => {
     const { sourceId, header } = SOURCES[0];
     const [headerLine, ...lines] = await fileLines(nights[2], sourceId);
