@@ -104,12 +104,10 @@ export async function hashArtifactRecords(
   await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL${group ? ', record_group text' : ''})`);
   const input = await openInput(request.artifactPath, source.zipEntry);
   const copy = new CopyWriter(client, table);
-  let lastLine = 0;
   let total = 0;
   const layout: RecordLayout = { regular: true };
   for await (const lines of hashRecords(source, input, request.artifactPath, layout)) {
     for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
-    lastLine = lines[lines.length - 1].number;
     total += lines.length;
     await copy.flush();
   }
@@ -121,7 +119,7 @@ export async function hashArtifactRecords(
     return { records: { table, total, unchanged: 0, increment: false } };
   }
   const basedOn = await lastPublishedRun(client, source.id);
-  const changedLines = new LineSet(lastLine);
+  const changedLines = new LineSet();
   // One hash anti-join for all lines (a probe per line took 1.7 s for 389,003), then read in
   // pages, so that a file that changed throughout costs no more memory than the bit set.
   await client.query(`DROP TABLE IF EXISTS pg_temp.changed_line`);

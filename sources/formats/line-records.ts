@@ -130,30 +130,59 @@ export async function* blankLinesExcept(input: AsyncIterable<Buffer>, options: {
   }
 }
 
-/** A set of line numbers as one bit each: a national file's changed lines in a few hundred kilobytes. */
+/** Positions per chunk of a LineSet: 8 KiB of bits. */
+const CHUNK_POSITIONS = 65_536;
+
+/**
+ * A set of line numbers (or a bundle's member positions, member ordinal × 10⁹ + line) as one
+ * bit each, in chunks made as they are first written: a national file's changed lines in a few
+ * hundred kilobytes, and a bundle's far-apart members without the gaps between them. Plain
+ * division, not bit shifts: positions pass 2³¹ from a bundle's third member on.
+ */
 export class LineSet {
-  private readonly bits: Uint8Array;
-  constructor(lastLine: number) {
-    this.bits = new Uint8Array((lastLine >> 3) + 1);
+  private readonly chunks = new Map<number, Uint8Array>();
+
+  add(position: number): void {
+    const chunk = Math.floor(position / CHUNK_POSITIONS);
+    let bits = this.chunks.get(chunk);
+    if (!bits) this.chunks.set(chunk, (bits = new Uint8Array(CHUNK_POSITIONS / 8)));
+    const offset = position - chunk * CHUNK_POSITIONS;
+    bits[offset >> 3] |= 1 << (offset & 7);
   }
-  add(line: number): void {
-    this.bits[line >> 3] |= 1 << (line & 7);
+
+  has(position: number): boolean {
+    const chunk = Math.floor(position / CHUNK_POSITIONS);
+    const bits = this.chunks.get(chunk);
+    if (!bits) return false;
+    const offset = position - chunk * CHUNK_POSITIONS;
+    return (bits[offset >> 3] & (1 << (offset & 7))) !== 0;
   }
-  has(line: number): boolean {
-    return line >> 3 < this.bits.length && (this.bits[line >> 3] & (1 << (line & 7))) !== 0;
+
+  /** The positions in increasing order. */
+  *[Symbol.iterator](): Generator<number> {
+    for (const chunk of [...this.chunks.keys()].sort((a, b) => a - b)) {
+      const bits = this.chunks.get(chunk)!;
+      for (let byte = 0; byte < bits.length; byte++) {
+        if (bits[byte] === 0) continue;
+        for (let bit = 0; bit < 8; bit++) if (bits[byte] & (1 << bit)) yield chunk * CHUNK_POSITIONS + byte * 8 + bit;
+      }
+    }
   }
+
   /**
    * The n-th member (from 1) for n = 1, 2, … asked in increasing order, as a filtered file's
    * parser numbers the records it was given; each call walks on from the previous one.
    */
   nthInOrder(): (n: number) => number {
+    const positions = this[Symbol.iterator]();
     let n = 0;
     let member = 0;
     return (wanted) => {
       if (wanted < n) throw new Error(`record ${wanted} asked for after record ${n}: positions must increase`);
       for (; n < wanted; n++) {
-        do member++; while (member >> 3 < this.bits.length && !this.has(member));
-        if (member >> 3 >= this.bits.length) throw new Error(`the filtered file holds more than the ${n} records kept`);
+        const next = positions.next();
+        if (next.done) throw new Error(`the filtered file holds more than the ${n} records kept`);
+        member = next.value;
       }
       return member;
     };

@@ -60,7 +60,7 @@ describe('hashLineRecords of a quoted CSV', () => {
 
 describe('blankLinesExcept', () => {
   it('keeps the header and the chosen lines, at the line numbers they had', async () => {
-    const keep = new LineSet(6);
+    const keep = new LineSet();
     keep.add(5);
     const parsed: Array<[number, string]> = [];
     const filtered = Readable.from(blankLinesExcept(chunked(FILE), { header: true, keep: (line) => keep.has(line), label: 'test.csv' }));
@@ -69,7 +69,7 @@ describe('blankLinesExcept', () => {
   });
 
   it('leaves csv-parse the line numbers and the CRLF endings of a quoted file', async () => {
-    const keep = new LineSet(5);
+    const keep = new LineSet();
     keep.add(5);
     const filtered = Readable.from(blankLinesExcept(chunked(QUOTED), { header: true, keep: (line) => keep.has(line), label: 'test.csv' }));
     const text = (async function* () {
@@ -78,5 +78,19 @@ describe('blankLinesExcept', () => {
     const parsed: Array<[number, string[]]> = [];
     for await (const lines of readDelimited(text, { delimiter: ',', quote: '"' })) parsed.push(...lines.map((line): [number, string[]] => [line.line, line.fields ?? []]));
     expect(parsed).toEqual([[1, ['id', 'name']], [5, ['3', 'Øye']]]);
+  });
+});
+
+describe('LineSet', () => {
+  it('holds positions of a bundle\'s later members (past 2³¹) apart, and lists them in order', () => {
+    const set = new LineSet();
+    const positions = [7, 1_000_000_003, 2_000_000_002, 3_000_000_001, 3_000_000_009];
+    for (const position of [...positions].reverse()) set.add(position);
+    expect(positions.every((position) => set.has(position))).toBe(true);
+    // A shift of a position past 2³¹ wraps to a negative index: 3,000,000,001 was taken as another position.
+    expect([8, 1_000_000_002, 3_000_000_000, 3_000_000_005, -1_294_967_295].some((position) => set.has(position))).toBe(false);
+    expect([...set]).toEqual(positions);
+    const nth = set.nthInOrder();
+    expect([nth(1), nth(3), nth(5)]).toEqual([7, 2_000_000_002, 3_000_000_009]);
   });
 });
