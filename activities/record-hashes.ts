@@ -8,6 +8,7 @@ import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine, type RecordLayout } from '../sources/formats/line-records.js';
 import { hashFeatureRecords, keepFeatures } from '../sources/formats/gml-feature-records.js';
 import { hashGeoPackageRows } from '../sources/formats/geopackage-records.js';
+import { memberPosition, readBundle } from '../sources/formats/bundle.js';
 import type { ChangeCounts, LineLayout, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
@@ -28,11 +29,12 @@ import { recordsTableName, stagingLost } from './staging-table.js';
  * stages the whole file, and the publish writes `source_record` afresh from it.
  */
 
-/** The source's record group, when several of its records make one live row (SourceAdapter's RecordGroup). */
-const recordGroupOf = (source: SourceAdapter) => source.geoPackageRecords?.group;
+/** The source's record group, when several of its records make live rows together (SourceAdapter's RecordGroup, bundleRecords). */
+const recordGroupOf = (source: SourceAdapter): { staged: string } | undefined => source.geoPackageRecords?.group ?? source.bundleRecords?.group;
 
 /** Whether the source's records can be hashed one by one, so a night parses only the changed ones. */
-export const hasRecordHashes = (source: SourceAdapter): boolean => Boolean(source.lineRecords || source.featureRecords || source.geoPackageRecords);
+export const hasRecordHashes = (source: SourceAdapter): boolean =>
+  Boolean(source.lineRecords || source.featureRecords || source.geoPackageRecords || source.bundleRecords);
 
 /** The layout of a line-record source's data file, by its name; none where its records are not its lines. */
 function lineLayoutOf(source: SourceAdapter, fileName: string): LineLayout | undefined {
@@ -41,8 +43,25 @@ function lineLayoutOf(source: SourceAdapter, fileName: string): LineLayout | und
 
 async function* noRecords(): AsyncGenerator<HashedLine[]> {}
 
+/** Every data member's line records, at their bundle-wide positions; a member of no known layout stops it (staged whole). */
+async function* hashBundleRecords(source: SourceAdapter, input: OpenedInput, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
+  const spec = source.bundleRecords!;
+  for await (const member of readBundle(input.stream, input.fileName, { dataFile: spec.dataFile })) {
+    const records = spec.member(member.name);
+    if (!records) {
+      layout.regular = false;
+      input.stream.destroy();
+      return;
+    }
+    for await (const lines of hashLineRecords(member.stream, { ...records, label: member.name }, layout)) {
+      yield lines.map((line) => ({ ...line, number: memberPosition(member, line.number) }));
+    }
+  }
+}
+
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
 function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
+  if (source.bundleRecords) return hashBundleRecords(source, input, layout);
   if (source.lineRecords) {
     const lines = lineLayoutOf(source, input.fileName);
     if (lines) return hashLineRecords(input.stream, { ...lines, label: input.fileName }, layout);
@@ -65,7 +84,7 @@ export function changedRecordsOnly(
   input: OpenedInput,
   changed: LineSet,
 ): { stream: Readable; filePosition?: (position: number) => number; keepPosition?: (position: number) => boolean } {
-  if (source.geoPackageRecords) return { stream: input.stream, keepPosition: (fid) => changed.has(fid) };
+  if (source.geoPackageRecords || source.bundleRecords) return { stream: input.stream, keepPosition: (position) => changed.has(position) };
   const lines = source.lineRecords && lineLayoutOf(source, input.fileName);
   if (lines) return { stream: Readable.from(blankLinesExcept(input.stream, { header: lines.header, keep: (line) => changed.has(line), label: input.fileName })) };
   if (source.lineRecords) throw new Error(`${source.id}: ${input.fileName} has no line records, and cannot be read as an increment`);
@@ -82,7 +101,9 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
   const records = recordGroupOf(source) ? `(SELECT DISTINCT record_key FROM source_record WHERE source_id = $1) AS grouped` : `source_record WHERE source_id = $1`;
   const published = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${records}`, [source.id]);
   if (published.rows[0].n === 0) return false;
-  const live = await source.countLive(client, { country: source.country, municipalities: null }, stagingTable);
+  const live = source.bundleRecords
+    ? await source.bundleRecords.group.countLive(client)
+    : await source.countLive(client, { country: source.country, municipalities: null }, stagingTable);
   if (live === published.rows[0].n) return true;
   console.warn(`nordprop: ${source.id}: ${published.rows[0].n} published line records against ${live} live rows; staging the whole file`);
   return false;

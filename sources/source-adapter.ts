@@ -96,6 +96,16 @@ export interface LineLayout {
   quote?: string;
 }
 
+/** A data member of a bundle whose records are its lines (SourceAdapter.bundleRecords). */
+export interface BundleMemberRecords extends LineLayout {
+  /**
+   * The group of a record from its line's bytes, given the member's header line (without its
+   * line break): the value the parser writes to the group's staging column, or null where the
+   * line has none the parser would accept (the parser rejects it).
+   */
+  groupOf(header: Buffer | undefined): (line: Buffer) => string | null;
+}
+
 export interface SourceAdapter {
   id: string;
   country: Country;
@@ -152,6 +162,22 @@ export interface SourceAdapter {
    * blob (sources/formats/geopackage-records.ts).
    */
   geoPackageRecords?: LayerSpec & { group?: RecordGroup };
+  /**
+   * The same for a tar bundle whose data members are line records (each as `lineRecords`
+   * describes), positioned member ordinal × 10⁹ + line (sources/formats/bundle.ts). Its
+   * records make live rows in groups across members (se-business: Bolagsverket's entry, SCB's
+   * unit and SCB's workplaces of one organisation number make one company), so a night parses
+   * every record of a group that has a new or a removed record, in every member, as a
+   * geoPackageRecords group does. The parser takes `ParseContext.keepPosition` and reads each
+   * member with keptLinesOf. A member `member` does not know stages the bundle whole.
+   */
+  bundleRecords?: {
+    /** The bundle's data files, as the parser picks them (readBundle's `dataFile`). */
+    dataFile: RegExp;
+    member(name: string): BundleMemberRecords | undefined;
+    /** The staging column of the group (its record key in `source_record`), and the live groups' count. */
+    group: { staged: string; countLive(client: pg.PoolClient): Promise<number> };
+  };
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;
   /** Live rows in the scope, for the row-drop check; the staged snapshot, for a source whose files each hold one part of a table. */

@@ -9,6 +9,7 @@ import tar from 'tar-stream';
 import yauzl from 'yauzl';
 import { InputFormatError, readFailure, readFrom } from './input-error.js';
 import { openZipEntry } from './zip-entry.js';
+import { blankLinesExcept } from './line-records.js';
 import type { ParsedRecord } from '../source-adapter.js';
 
 /**
@@ -149,6 +150,17 @@ async function* memberBytes(entry: AsyncIterable<unknown>, bad: (error: unknown)
 async function drain(stream: Readable): Promise<void> {
   if (stream.readableEnded || stream.destroyed) return;
   await new Promise<void>((resolve) => stream.on('end', resolve).on('close', resolve).on('error', () => resolve()).resume());
+}
+
+/**
+ * A member's bytes as its line parser reads them on a night (SourceAdapter.bundleRecords): the
+ * lines whose bundle-wide position `keepPosition` refuses are blanked, keeping their numbers;
+ * the whole member without `keepPosition`.
+ */
+export function keptLinesOf(member: BundleMember, options: { header: boolean; keepPosition?: (position: number) => boolean }): Readable {
+  const { keepPosition } = options;
+  if (!keepPosition) return member.stream;
+  return readFrom(Readable.from(blankLinesExcept(member.stream, { header: options.header, keep: (line) => keepPosition(memberPosition(member, line)), label: member.name })), member.stream);
 }
 
 /** A member's records with bundle-wide positions; a reject's reason names the member and its line. */

@@ -85,7 +85,14 @@ function endsInsideQuotes(line: Buffer, quote: number): boolean {
  */
 export async function* hashLineRecords(
   input: AsyncIterable<Buffer>,
-  options: { header: boolean; quote?: string; /** The file, for an error's message. */ label: string },
+  options: {
+    header: boolean;
+    quote?: string;
+    /** The file, for an error's message. */
+    label: string;
+    /** The record's group from its line, given the header line (without its line break) where the file has one. */
+    groupOf?: (header: Buffer | undefined) => (line: Buffer) => string | null;
+  },
   layout?: RecordLayout,
 ): AsyncGenerator<HashedLine[]> {
   // One-shot SHA-1 (hardware-accelerated here): 0.5 s for a 240 MB file of 389,003 lines, where
@@ -93,6 +100,7 @@ export async function* hashLineRecords(
   let header: Buffer | undefined;
   let headerSeen = !options.header;
   const quote = options.quote === undefined ? undefined : options.quote.charCodeAt(0);
+  let group: ((line: Buffer) => string | null) | undefined;
   for await (const lines of linesOf(input, options.label)) {
     const hashed: HashedLine[] = [];
     for (const [number, raw] of lines) {
@@ -102,7 +110,12 @@ export async function* hashLineRecords(
       if (!headerSeen) {
         header = Buffer.concat([line, Buffer.from('\n')]);
         headerSeen = true;
-      } else hashed.push({ number, hash: hash('sha1', header ? Buffer.concat([header, line]) : line, 'hex').slice(0, 32) });
+        continue;
+      }
+      group ??= options.groupOf?.(header?.subarray(0, -1));
+      const record: HashedLine = { number, hash: hash('sha1', header ? Buffer.concat([header, line]) : line, 'hex').slice(0, 32) };
+      if (group) record.group = group(line);
+      hashed.push(record);
     }
     if (hashed.length) yield hashed;
   }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { inboxPath } from '../../inbox.js';
-import type { ParsedRecord, SourceAdapter } from '../../source-adapter.js';
-import { inMember, readBundle } from '../../formats/bundle.js';
+import type { BundleMemberRecords, ParsedRecord, SourceAdapter } from '../../source-adapter.js';
+import { inMember, keptLinesOf, readBundle } from '../../formats/bundle.js';
 import { readHeaderedRecords } from '../../formats/delimited.js';
 import { InputFormatError } from '../../formats/input-error.js';
 import { latin1Text, utf8Text } from '../../formats/text-encoding.js';
@@ -11,18 +11,28 @@ import { countLiveCompanies, publishCompanies, rejectOrphanWorkplaces } from './
 import { RegisterValueError } from '../register-value.js';
 import { SCB_OPTIONAL, SCB_REQUIRED, scbValues, WORKPLACE_OPTIONAL, WORKPLACE_REQUIRED, workplaceValues } from './scb-record.js';
 import { wholeCountry } from '../../input-scope.js';
+import { BOLAGSVERKET_RECORDS, countLiveCompanyGroups, SCB_RECORDS } from './record-groups.js';
 
 const isRowProblem = (error: unknown): error is Error => error instanceof RegisterValueError;
 
 type MemberKind = 'BOLAGSVERKET' | 'SCB' | 'WORKPLACE';
 
 /** Which register a bundle member is, from its file name as the registers publish them. */
-function memberKind(name: string): MemberKind {
+function memberKindOf(name: string): MemberKind | undefined {
   if (/bolagsverket/i.test(name)) return 'BOLAGSVERKET';
   if (/arbetsst/i.test(name)) return 'WORKPLACE';
   if (/scb/i.test(name)) return 'SCB';
-  throw new InputFormatError(`${name}: not a company register file (expected bolagsverket_bulkfil*.txt, scb_bulkfil*.txt or scb_arbetsstallen*.txt)`);
+  return undefined;
 }
+
+function memberKind(name: string): MemberKind {
+  const kind = memberKindOf(name);
+  if (!kind) throw new InputFormatError(`${name}: not a company register file (expected bolagsverket_bulkfil*.txt, scb_bulkfil*.txt or scb_arbetsstallen*.txt)`);
+  return kind;
+}
+
+const DATA_FILE = /\.(txt|csv|tsv)$/i;
+const MEMBER_RECORDS: Record<MemberKind, BundleMemberRecords> = { BOLAGSVERKET: BOLAGSVERKET_RECORDS, SCB: SCB_RECORDS, WORKPLACE: SCB_RECORDS };
 
 function readMember(kind: MemberKind, name: string, stream: Readable): AsyncIterable<ParsedRecord[]> {
   switch (kind) {
@@ -47,12 +57,13 @@ function readMember(kind: MemberKind, name: string, stream: Readable): AsyncIter
   }
 }
 
-async function* readBusiness(input: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
+/** On a night (`keepPosition`), only the lines of the organisations with a changed record are parsed. */
+async function* readBusiness(input: Readable, fileName: string, keepPosition?: (position: number) => boolean): AsyncGenerator<ParsedRecord[]> {
   const seen = new Set<MemberKind>();
-  for await (const member of readBundle(input, fileName, { dataFile: /\.(txt|csv|tsv)$/i })) {
+  for await (const member of readBundle(input, fileName, { dataFile: DATA_FILE })) {
     const kind = memberKind(member.name);
     seen.add(kind);
-    yield* inMember(member, readMember(kind, member.name, member.stream));
+    yield* inMember(member, readMember(kind, member.name, keptLinesOf(member, { header: MEMBER_RECORDS[kind].header, keepPosition })));
   }
   if (!seen.has('BOLAGSVERKET')) throw new InputFormatError(`${fileName} holds no Bolagsverket bulk file (bolagsverket_bulkfil*.txt): companies cannot be published from SCB's files alone`);
 }
@@ -79,7 +90,15 @@ export const seBusiness: SourceAdapter = {
   zipEntry: /\.(tar|txt)$/i,
   stagingColumns: [...COMPANY_STAGING_COLUMNS],
   keyColumns: ['record_kind', 'record_key'],
-  parse: (input, { fileName }) => readBusiness(input, fileName),
+  parse: (input, { fileName, keepPosition }) => readBusiness(input, fileName, keepPosition),
+  bundleRecords: {
+    dataFile: DATA_FILE,
+    member: (name) => {
+      const kind = memberKindOf(name);
+      return kind && MEMBER_RECORDS[kind];
+    },
+    group: { staged: 'join_id', countLive: countLiveCompanyGroups },
+  },
   repairStaged: rejectOrphanWorkplaces,
   countLive: (client) => countLiveCompanies(client),
   publish: (context) => publishCompanies(context),

@@ -30,16 +30,25 @@ function code(field: string, text: string, list: string): string {
   return match[1];
 }
 
-function identity(text: string | undefined, protectionNo: string): { orgId: string; joinId: string; kind: 'ORGNR' | 'PERSON' } {
+/** `<number>$<type>` → the number both registers share (join_id) and the type. */
+function identityParts(text: string | undefined): { joinId: string; type: 'ORGNR-IDORG' | 'PERSON-IDORG' } {
   const parts = (text ?? '').split('$').map((part) => part.trim());
   if (parts.length !== 2) throw new RegisterValueError(`organisationsidentitet "${text ?? ''}" is not <number>$<type>`);
   const joinId = identityNumber('organisationsidentitet', parts[0]);
-  if (parts[1] === 'ORGNR-IDORG') return { orgId: joinId, joinId, kind: 'ORGNR' };
-  if (parts[1] === 'PERSON-IDORG') {
-    if (!protectionNo) throw new RegisterValueError(`organisationsidentitet "${text}" is a sole trader without namnskyddslopnummer`);
-    return { orgId: `${joinId}-${protectionNo}`, joinId, kind: 'PERSON' };
+  if (parts[1] !== 'ORGNR-IDORG' && parts[1] !== 'PERSON-IDORG') {
+    throw new RegisterValueError(`organisationsidentitet type "${parts[1]}" is neither ORGNR-IDORG nor PERSON-IDORG`);
   }
-  throw new RegisterValueError(`organisationsidentitet type "${parts[1]}" is neither ORGNR-IDORG nor PERSON-IDORG`);
+  return { joinId, type: parts[1] };
+}
+
+/** The organisation number an organisationsidentitet shares with SCB's files: its record group (sources/se/business/record-groups.ts). */
+export const bolagsverketJoinId = (text: string | undefined): string => identityParts(text).joinId;
+
+function identity(text: string | undefined, protectionNo: string): { orgId: string; joinId: string; kind: 'ORGNR' | 'PERSON' } {
+  const { joinId, type } = identityParts(text);
+  if (type === 'ORGNR-IDORG') return { orgId: joinId, joinId, kind: 'ORGNR' };
+  if (!protectionNo) throw new RegisterValueError(`organisationsidentitet "${text}" is a sole trader without namnskyddslopnummer`);
+  return { orgId: `${joinId}-${protectionNo}`, joinId, kind: 'PERSON' };
 }
 
 /** The register's current name: the first company name (or name) repeat, else the first of any type. */

@@ -93,9 +93,29 @@ async function buildSnapshot(client: pg.PoolClient, stagingTable: string): Promi
   await client.query(`ANALYZE ${SNAPSHOT}`);
 }
 
-export async function publishCompanies({ client, stagingTable, runId }: StagingContext): Promise<MergeResult> {
+/**
+ * On a night (`removedKeys`: the organisations whose every record is gone), staging holds every
+ * record of the organisations with a changed one: the companies to remove are those of these
+ * organisations, and of the removed ones, that the snapshot no longer has (a sole trader's
+ * registration that ended, say). Every other company stays as it is.
+ */
+async function collectRemovedCompanies(client: pg.PoolClient, stagingTable: string, removedKeys: string): Promise<string> {
+  await client.query(`DROP TABLE IF EXISTS pg_temp.se_company_removed`);
+  await client.query(
+    `CREATE TEMP TABLE se_company_removed ON COMMIT DROP AS
+     SELECT c.org_id FROM company c
+     WHERE c.country = 'SE' AND c.org_scheme = $1
+       AND split_part(c.org_id, '-', 1) IN (SELECT join_id FROM ${stagingTable} UNION SELECT join_id FROM ${removedKeys})
+       AND NOT EXISTS (SELECT 1 FROM ${SNAPSHOT} s WHERE s.org_id = c.org_id)`,
+    [SCHEME],
+  );
+  return 'pg_temp.se_company_removed';
+}
+
+export async function publishCompanies({ client, stagingTable, runId, removedKeys }: StagingContext): Promise<MergeResult> {
   await buildSnapshot(client, stagingTable);
-  const companies = await mergeTable(client, SNAPSHOT, COMPANY_MERGE, SE_COMPANY_SCOPE, runId);
+  const removedCompanies = removedKeys && (await collectRemovedCompanies(client, stagingTable, removedKeys));
+  const companies = await mergeTable(client, SNAPSHOT, COMPANY_MERGE, SE_COMPANY_SCOPE, runId, { removedKeys: removedCompanies });
 
   // Children of companies that changed or left the register are rewritten from the snapshot.
   const stale = (table: string) =>

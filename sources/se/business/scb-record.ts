@@ -23,7 +23,7 @@ export type WorkplaceColumn = (typeof WORKPLACE_REQUIRED)[number] | (typeof WORK
 const WORKPLACE_STATUS: Record<string, string> = { '0': 'NEVER_ACTIVE', '1': 'ACTIVE', '9': 'INACTIVE' };
 
 /** `165560125790` → `5560125790`; `196001011234` (a sole trader) → `6001011234`. */
-function peOrgNr(text: string | undefined): string {
+export function peOrgNr(text: string | undefined): string {
   const value = text?.trim() ?? '';
   if (!/^(16|18|19|20)\d{10}$/.test(value)) throw new RegisterValueError(`PeOrgNr "${value}" is not 12 digits starting 16 (legal person) or a century`);
   return identityNumber('PeOrgNr', value.slice(2));
