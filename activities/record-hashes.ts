@@ -234,8 +234,14 @@ const UNCHANGED_LINE_RAW = '(a line unchanged since the last publish, not read a
  * and the unchanged line is the reject (its record is dropped from `source_record` at publish,
  * recordPublishedLines), so a night leaves live as a full load of the same file would.
  */
-export async function quarantineDuplicatesOfUnchanged(pool: pg.Pool, source: SourceAdapter, stagingTable: string, records: LineRecords, runId: string): Promise<number> {
-  if (!records.increment) return 0;
+export async function quarantineDuplicatesOfUnchanged(
+  pool: pg.Pool,
+  source: SourceAdapter,
+  stagingTable: string,
+  records: LineRecords,
+  runId: string,
+): Promise<{ rejected: number; unchangedRejected: number }> {
+  if (!records.increment) return { rejected: 0, unchangedRejected: 0 };
   return withTransaction(pool, async (client) => {
     // Hash joins only: the staged keys live holds first (few), then which of them an unchanged
     // line holds. The planner cannot estimate the join on a composite key's text and sorted every
@@ -266,10 +272,11 @@ export async function quarantineDuplicatesOfUnchanged(pool: pg.Pool, source: Sou
        INSERT INTO source_reject (run_id, source_id, position, reason, raw)
        SELECT $1, $2, position, 'duplicate key ${source.keyColumns.join(',')}=' || replace(record_key, E'\\x1f', ',')
                                 || CASE WHEN first_unchanged THEN ' (unchanged at position ' ELSE ' (first at position ' END || first || ')', raw
-       FROM (SELECT * FROM removed UNION ALL SELECT * FROM unchanged_losing) rejected`,
+       FROM (SELECT * FROM removed UNION ALL SELECT * FROM unchanged_losing) rejected
+       RETURNING raw = $3 AS unchanged`,
       [runId, source.id, UNCHANGED_LINE_RAW],
     );
-    return result.rowCount ?? 0;
+    return { rejected: result.rowCount ?? 0, unchangedRejected: result.rows.filter((row) => row.unchanged).length };
   });
 }
 

@@ -78,7 +78,7 @@ async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
   await assertStagedOnThisServerStart(request.staged);
   await quarantineDuplicates(source, stagingTable, request.runId);
   const lineRecords = request.staged.lineRecords;
-  if (lineRecords) await quarantineDuplicatesOfUnchanged(pool, source, stagingTable, lineRecords, request.runId);
+  const duplicatesOfUnchanged = lineRecords ? await quarantineDuplicatesOfUnchanged(pool, source, stagingTable, lineRecords, request.runId) : undefined;
   let rowsRepaired = 0;
   if (source.repairStaged) {
     const client = await pool.connect();
@@ -96,8 +96,9 @@ async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
     [request.runId, source.id],
   );
   const { staged, rejected } = counts.rows[0];
-  // An increment's unchanged lines stay live: they count as rows of the snapshot.
-  const unchanged = lineRecords?.unchanged ?? 0;
+  // An increment's unchanged lines stay live: they count as rows of the snapshot (but for those
+  // rejected since: a changed line before them took their key).
+  const unchanged = (lineRecords?.unchanged ?? 0) - (duplicatesOfUnchanged?.unchangedRejected ?? 0);
   const read = staged + rejected + unchanged;
   const scope = await snapshotScope(source, request.input, stagingTable);
   // An increment holds only what changed: there is no snapshot to compare with live.

@@ -386,7 +386,8 @@ describe('a night of a source with record hashes', () => {
     tenth[columns.indexOf('adressetekst')] += ' B';
     await writeFile(national, [headerLine, tenth.join(';'), ...lines].join('\n') + '\n');
     const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: national }), sourceId);
-    expect(night).toMatchObject({ outcome: 'published', rowsUnchanged: lines.length, rowsStaged: 1, inserted: 0, updated: 1, deleted: 0 });
+    // Read: every line; the tenth address's own line was unchanged, and is the reject.
+    expect(night).toMatchObject({ outcome: 'published', rowsRead: lines.length + 1, rowsUnchanged: lines.length - 1, rowsStaged: 1, rowsRejected: 1, inserted: 0, updated: 1, deleted: 0 });
     const lastRejects = async () => (await pipeline.pool.query(
       `SELECT position, reason FROM source_reject WHERE run_id = (SELECT run_id FROM source_run WHERE source_id = $1 ORDER BY started_at DESC LIMIT 1) AND disposition = 'rejected' ORDER BY position`,
       [sourceId],
