@@ -67,8 +67,9 @@ export interface ParseContext {
    */
   artifactPath?: string;
   /**
-   * A night of a source with record hashes whose records are rows (`geoPackageRecords`): the
-   * positions to parse; every other row is unchanged since the last publish and is skipped.
+   * A night of a source with record hashes whose records are rows (`geoPackageRecords`) or a
+   * bundle's lines (`bundleRecords`): the positions to parse; every other record is unchanged
+   * since the last publish and is skipped.
    */
   keepPosition?: (position: number) => boolean;
 }
