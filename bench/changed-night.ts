@@ -43,13 +43,15 @@ const DATABASE = 'nordprop_bench_night';
 const TASK_QUEUE = 'bench-night';
 const WORK_DIR = path.join(PROJECT_ROOT, '.data/bench-night');
 
-const USAGE = `usage: npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--skip-refresh]
+const USAGE = `usage: npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--skip-refresh] [--source ID ...]
   --scale S       national profile at S × national size (default ${DEFAULT_SCALE}, the size of npm run bench:check)
   --runs N        repetitions, medians reported (default 3)
   --refresh-runs N  repetitions of the whole refresh (default: as --runs; fewer when time is short)
   --night N       the changed night measured after night 0 (default 1)
   --out FILE      the report whose section ${NIGHT_SECTION} is written (default BENCHMARKS.md)
-  --skip-refresh  only the per-source loads, not the whole nightly refresh`;
+  --skip-refresh  only the per-source loads, not the whole nightly refresh
+  --source ID     only this source (repeatable), and the sources it reads (dependsOn), loaded first;
+                  no whole refresh; the report goes to .data/bench/ unless --out names a file`;
 
 const log = (line: string) => process.stderr.write(`[bench:night ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -60,6 +62,22 @@ interface NightOptions {
   night: number;
   out: string;
   skipRefresh: boolean;
+  /** `--source`: the sources to measure, in registry order, with those they read; undefined for every source. */
+  only?: string[];
+}
+
+/** The named sources and, before them, every source they read (dependsOn), in registry order. */
+function withDependencies(ids: string[]): string[] {
+  const wanted = new Set<string>();
+  const add = (id: string) => {
+    const source = SOURCES.find((candidate) => candidate.id === id);
+    if (!source) throw new Error(`--source: no source "${id}" (sources: ${SOURCES.map((candidate) => candidate.id).join(', ')})\n${USAGE}`);
+    if (wanted.has(id)) return;
+    wanted.add(id);
+    for (const dependency of source.dependsOn ?? []) add(dependency);
+  };
+  ids.forEach(add);
+  return SOURCES.filter((source) => wanted.has(source.id)).map((source) => source.id);
 }
 
 function parseNightOptions(argv: string[]): NightOptions {
@@ -72,6 +90,7 @@ function parseNightOptions(argv: string[]): NightOptions {
       night: { type: 'string' },
       out: { type: 'string' },
       'skip-refresh': { type: 'boolean', default: false },
+      source: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -82,13 +101,19 @@ function parseNightOptions(argv: string[]): NightOptions {
   }
   const number = (name: string, text: string | undefined, fallback: number, ok: (v: number) => boolean) => numberOption(name, text, fallback, ok, USAGE);
   const runs = number('runs', values.runs, 3, (v) => Number.isInteger(v) && v >= 1);
+  const scale = number('scale', values.scale, DEFAULT_SCALE, (v) => v > 0 && v <= 1);
+  const only = values.source?.length ? withDependencies(values.source) : undefined;
+  // A few sources' figures do not replace the section of every source in BENCHMARKS.md.
+  const defaultOut = only ? path.join(PROJECT_ROOT, `.data/bench/changed-night-${scale}-${only.join('-')}.md`) : path.join(PROJECT_ROOT, 'BENCHMARKS.md');
   return {
-    scale: number('scale', values.scale, DEFAULT_SCALE, (v) => v > 0 && v <= 1),
+    scale,
     runs,
     refreshRuns: number('refresh-runs', values['refresh-runs'], runs, (v) => Number.isInteger(v) && v >= 1 && v <= runs),
     night: number('night', values.night, 1, (v) => Number.isInteger(v) && v >= 1),
-    out: values.out ? path.resolve(values.out) : path.join(PROJECT_ROOT, 'BENCHMARKS.md'),
-    skipRefresh: values['skip-refresh'] ?? false,
+    out: values.out ? path.resolve(values.out) : defaultOut,
+    // The whole refresh is of every source.
+    skipRefresh: (values['skip-refresh'] ?? false) || only !== undefined,
+    ...(only ? { only } : {}),
   };
 }
 
@@ -170,7 +195,8 @@ async function main(): Promise<void> {
     };
     const env = (databaseUrl: string, inputDir: string): WorkerEnv => ({ bin: snapshot.bin, databaseUrl, temporalAddress: server!.address, taskQueue: TASK_QUEUE, dataDir, inputDir });
 
-    const sources: SourceNight[] = SOURCES.map((source) => ({ sourceId: source.id, country: source.country, firstLoads: [], nights: [] }));
+    const sources: SourceNight[] = SOURCES.filter((source) => !options.only || options.only.includes(source.id))
+      .map((source) => ({ sourceId: source.id, country: source.country, firstLoads: [], nights: [] }));
     const refresh: RefreshNight | null = options.skipRefresh ? null : { firstSeconds: [], nightSeconds: [], firstDeriveSeconds: [], nightDeriveSeconds: [], nightSources: {} };
     let machine: Awaited<ReturnType<typeof machineInfo>> | undefined;
     let businessFeed: NightBenchRun['businessFeed'];
@@ -236,8 +262,10 @@ async function main(): Promise<void> {
       sources,
       refresh,
       ...(businessFeed ? { businessFeed } : {}),
+      ...(options.only ? { only: options.only } : {}),
     };
-    await writeFile(path.join(PROJECT_ROOT, `.data/bench/changed-night-${size.sizeLabel}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
+    await writeFile(path.join(PROJECT_ROOT, `.data/bench/changed-night-${size.sizeLabel}${options.only ? `-${options.only.join('-')}` : ''}.json`), `${JSON.stringify(result, null, 2)}\n`);
     const section = renderNightSection(result);
     await replaceSection(options.out, NIGHT_SECTION, section);
     process.stdout.write(section);

@@ -52,6 +52,13 @@ describe('the changed-night benchmark summary', () => {
     expect(section).toContain('Median of 3 repetitions.');
   });
 
+  it('totals only the sources measured when some were asked for (--source)', () => {
+    expect(renderNightSection(run())).toMatch(/\| \*\*every source, one after another\*\* \|/);
+    const some = renderNightSection(run({ only: ['no-building', 'no-area', 'se-cadastre'], refresh: null }));
+    expect(some).toMatch(/\| \*\*these sources, one after another\*\* \|/);
+    expect(some).not.toMatch(/every source/);
+  });
+
   it('says when it ran once', () => {
     const once = renderNightSection(run({ runs: 1, refresh: null }));
     expect(once).toContain('One repetition');
