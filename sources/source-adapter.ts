@@ -80,13 +80,22 @@ export interface ParseContext {
  * any changed or removed record belongs to, so the publish rebuilds the row from all of them;
  * the group is the record's key in `source_record` and in `StagingContext.removedKeys`.
  */
-export interface RecordGroup {
+export interface RecordGroup extends GroupKey {
   /** The layer column that names the group, as the hash pass reads it (before any parse). */
   column: string;
-  /** The staging column the parser writes the group to, equal to `value(column)`; also the live table's key. */
-  staged: string;
   /** The group's name from the column's stored value: the same function the parser applies. */
   value(stored: unknown): string | null;
+}
+
+/** How a source's record groups are named in staging and counted in live (RecordGroup, bundleRecords). */
+export interface GroupKey {
+  /** The staging column the parser writes the group to (its record key in `source_record`). */
+  staged: string;
+  /**
+   * The groups live holds, to compare with the groups the published hashes name; without it,
+   * `countLive` (a source whose live rows are its groups, as se-building's buildings).
+   */
+  countLive?(client: pg.PoolClient): Promise<number>;
 }
 
 /** How a file's records are its lines (SourceAdapter.lineRecords). */
@@ -176,8 +185,7 @@ export interface SourceAdapter {
     /** The bundle's data files, as the parser picks them (readBundle's `dataFile`). */
     dataFile: RegExp;
     member(name: string): BundleMemberRecords | undefined;
-    /** The staging column of the group (its record key in `source_record`), and the live groups' count. */
-    group: { staged: string; countLive(client: pg.PoolClient): Promise<number> };
+    group: GroupKey;
   };
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;

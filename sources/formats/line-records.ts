@@ -100,7 +100,8 @@ export async function* hashLineRecords(
   let header: Buffer | undefined;
   let headerSeen = !options.header;
   const quote = options.quote === undefined ? undefined : options.quote.charCodeAt(0);
-  let group: ((line: Buffer) => string | null) | undefined;
+  // The group reader, made once the header (if any) is known.
+  let group = options.header ? undefined : options.groupOf?.(undefined);
   for await (const lines of linesOf(input, options.label)) {
     const hashed: HashedLine[] = [];
     for (const [number, raw] of lines) {
@@ -110,9 +111,9 @@ export async function* hashLineRecords(
       if (!headerSeen) {
         header = Buffer.concat([line, Buffer.from('\n')]);
         headerSeen = true;
+        group = options.groupOf?.(line);
         continue;
       }
-      group ??= options.groupOf?.(header?.subarray(0, -1));
       const record: HashedLine = { number, hash: hash('sha1', header ? Buffer.concat([header, line]) : line, 'hex').slice(0, 32) };
       if (group) record.group = group(line);
       hashed.push(record);

@@ -7,11 +7,11 @@ import { InputFormatError } from '../../formats/input-error.js';
 import { latin1Text, utf8Text } from '../../formats/text-encoding.js';
 import { BOLAGSVERKET_OPTIONAL, BOLAGSVERKET_REQUIRED, bolagsverketValues } from './bolagsverket-record.js';
 import { COMPANY_STAGING_COLUMNS } from './staging.js';
-import { countLiveCompanies, publishCompanies, rejectOrphanWorkplaces } from './publish.js';
+import { countLiveCompanies, countLiveCompanyGroups, publishCompanies, rejectOrphanWorkplaces } from './publish.js';
 import { RegisterValueError } from '../register-value.js';
 import { SCB_OPTIONAL, SCB_REQUIRED, scbValues, WORKPLACE_OPTIONAL, WORKPLACE_REQUIRED, workplaceValues } from './scb-record.js';
 import { wholeCountry } from '../../input-scope.js';
-import { BOLAGSVERKET_RECORDS, countLiveCompanyGroups, SCB_RECORDS } from './record-groups.js';
+import { BOLAGSVERKET_RECORDS, SCB_RECORDS } from './record-groups.js';
 
 const isRowProblem = (error: unknown): error is Error => error instanceof RegisterValueError;
 

@@ -10,6 +10,8 @@ import { stepTimer } from '../../publish/step-timer.js';
 export const SE_COMPANY_SCOPE = { country: 'SE', municipalities: null } as const;
 const SCHEME = '0007';
 const SNAPSHOT = 'pg_temp.se_company_snapshot';
+/** A live company's organisation number, shared by a sole trader's registrations `<number>-<löpnummer>` (its record group, record-groups.ts). */
+const ORGANISATION_OF = (alias: string) => `split_part(${alias}.org_id, '-', 1)`;
 
 const COMPANY_MERGE: TableMerge = {
   liveTable: 'company',
@@ -106,7 +108,7 @@ async function collectRemovedCompanies(client: pg.PoolClient, stagingTable: stri
     `CREATE TEMP TABLE se_company_removed ON COMMIT DROP AS
      SELECT c.org_id FROM company c
      WHERE c.country = 'SE' AND c.org_scheme = $1
-       AND split_part(c.org_id, '-', 1) IN (SELECT join_id FROM ${stagingTable} UNION SELECT join_id FROM ${removedKeys})
+       AND ${ORGANISATION_OF('c')} IN (SELECT join_id FROM ${stagingTable} UNION SELECT join_id FROM ${removedKeys})
        AND NOT EXISTS (SELECT 1 FROM ${SNAPSHOT} s WHERE s.org_id = c.org_id)`,
     [SCHEME],
   );
@@ -188,4 +190,13 @@ export async function publishCompanies({ client, stagingTable, runId, removedKey
 export async function countLiveCompanies(client: pg.PoolClient): Promise<number> {
   const workplaces = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM company_workplace WHERE org_scheme = $1`, [SCHEME]);
   return (await countLiveRows(client, 'company', SE_COMPANY_SCOPE)) + workplaces.rows[0].n;
+}
+
+/** Organisations live holds, counted as `source_record` counts groups. */
+export async function countLiveCompanyGroups(client: pg.PoolClient): Promise<number> {
+  const result = await client.query<{ n: number }>(
+    `SELECT count(*)::bigint AS n FROM (SELECT DISTINCT ${ORGANISATION_OF('c')} FROM company c WHERE c.country = 'SE' AND c.org_scheme = $1) organisation`,
+    [SCHEME],
+  );
+  return Number(result.rows[0].n);
 }

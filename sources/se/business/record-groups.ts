@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { BundleMemberRecords } from '../../source-adapter.js';
 import { delimitedField, headerColumn } from '../../formats/delimited-field.js';
 import { RegisterValueError } from '../register-value.js';
@@ -33,11 +32,3 @@ function groupByColumn(column: string, delimiter: string, quote: string | undefi
 
 export const BOLAGSVERKET_RECORDS: BundleMemberRecords = { header: true, quote: '"', groupOf: groupByColumn('organisationsidentitet', ';', '"', bolagsverketJoinId) };
 export const SCB_RECORDS: BundleMemberRecords = { header: true, groupOf: groupByColumn('peorgnr', '\t', undefined, peOrgNr) };
-
-/** Organisations live holds, counted as `source_record` counts groups: a sole trader's registrations `<number>-<löpnummer>` are one. */
-export async function countLiveCompanyGroups(client: pg.PoolClient): Promise<number> {
-  const result = await client.query<{ n: number }>(
-    `SELECT count(*)::bigint AS n FROM (SELECT DISTINCT split_part(org_id, '-', 1) FROM company WHERE country = 'SE' AND org_scheme = '0007') organisation`,
-  );
-  return Number(result.rows[0].n);
-}

@@ -23,12 +23,12 @@ export interface Hold {
   release(): Promise<void>;
 }
 
-async function lockTable(url: string, table: string): Promise<{ client: pg.Client; release: () => Promise<void> }> {
+/** A transaction of the test's own, open until `release` commits it. */
+async function openTransaction(url: string): Promise<{ client: pg.Client; release: () => Promise<void> }> {
   const client = new pg.Client({ connectionString: url, application_name: 'nordprop-fault-test' });
   client.on('error', () => undefined);
   await client.connect();
   await client.query('BEGIN');
-  await client.query(`LOCK TABLE ${table} IN SHARE MODE`);
   return {
     client,
     async release() {
@@ -36,6 +36,12 @@ async function lockTable(url: string, table: string): Promise<{ client: pg.Clien
       await client.end().catch(() => undefined);
     },
   };
+}
+
+async function lockTable(url: string, table: string): Promise<{ client: pg.Client; release: () => Promise<void> }> {
+  const held = await openTransaction(url);
+  await held.client.query(`LOCK TABLE ${table} IN SHARE MODE`);
+  return held;
 }
 
 /** Until a pipeline session waits for a lock on `table` (held by the test); returns the statement that waits. */
@@ -94,18 +100,12 @@ export async function lockLive(scenario: ScenarioDatabase, table = 'address'): P
  * the run's ledger row): locks the row as soon as it exists, then waits until the close waits for it.
  */
 export async function holdRunClose(scenario: ScenarioDatabase, runId: string): Promise<Hold & { blocked(): Promise<string> }> {
-  const client = new pg.Client({ connectionString: scenario.url, application_name: 'nordprop-fault-test' });
-  client.on('error', () => undefined);
-  await client.connect();
-  await client.query('BEGIN');
+  const { client, release } = await openTransaction(scenario.url);
   await waitFor(`the ledger row of run ${runId}, and its lock`, async () => ((await client.query(`SELECT 1 FROM run WHERE run_id = $1 FOR NO KEY UPDATE`, [runId])).rowCount ?? 0) > 0, 120_000, { intervalMs: 10 });
   const holder = (await client.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
   return {
     rows: 0,
-    async release() {
-      await client.query('COMMIT').catch(() => undefined);
-      await client.end().catch(() => undefined);
-    },
+    release,
     blocked: () =>
       waitFor('the run\'s close waiting for the ledger row', async () => {
         const waiting = await scenario.pool.query<{ query: string }>(
