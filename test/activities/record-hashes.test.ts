@@ -334,6 +334,43 @@ describe('a night of a source with record hashes', () => {
     expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
   });
 
+  it('se-business: a night whose changed line has a broken organisation number quarantines it, rebuilds its organisation from the rest, as a full load would', async () => {
+    // Runs after the tests above: live holds se-business as a night left it, and its line hashes.
+    const sourceId = 'se-business';
+    const members = await bundleMembers(nights[1], sourceId);
+    const bolagsverket = members.find((member) => /bolagsverket/i.test(member.name))!;
+    const units = members.find((member) => /scb_bulkfil/i.test(member.name))!;
+    const unitIds = new Set(units.lines.slice(1).map((line) => line.split('\t')[0].slice(2)));
+    // An organisation in both registers: its Bolagsverket entry's number loses its check digit.
+    const entry = bolagsverket.lines.slice(1).find((line) => unitIds.has(line.split(';')[0].replace(/^"/, '').split('$')[0]))!;
+    const id = entry.split(';')[0].replace(/^"/, '').split('$')[0];
+    const broken = entry.replace(`"${id}$`, `"${id.slice(0, 9)}${(Number(id[9]) + 1) % 10}$`);
+    const edited = members.map((member) => ({
+      name: member.name,
+      content: Buffer.from(member.lines.map((line) => (line === entry ? broken : line)).join('\n') + '\n', 'latin1'),
+    }));
+    const file = await writeTarBundle(path.join(await tempDir('record-hashes-se-business-broken'), getSource(sourceId).inputFileName), edited);
+    const nameOf = async () => (await pipeline.pool.query(`SELECT name FROM company WHERE country = 'SE' AND split_part(org_id, '-', 1) = $1`, [id])).rows.map((row) => row.name);
+    const before = await nameOf();
+
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
+    expect(night.outcome).toBe('published');
+    const rejects = await pipeline.pool.query(
+      `SELECT reason FROM source_reject WHERE run_id = (SELECT run_id FROM source_run WHERE source_id = $1 ORDER BY started_at DESC LIMIT 1) AND disposition = 'rejected'`,
+      [sourceId],
+    );
+    expect(rejects.rows.map((row) => row.reason)).toContainEqual(expect.stringMatching(/^bolagsverket_bulkfil\.txt line \d+: organisationsidentitet .* fails its check digit/));
+    // The organisation is left with its SCB unit: a company under SCB's name.
+    const after = await nameOf();
+    expect(after).toHaveLength(1);
+    expect(after).not.toEqual(before);
+    const tables = ['company', 'company_address', 'company_workplace'];
+    const published = await tablesDigest(pipeline.pool, tables, 'SE');
+    const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file, force: true }), sourceId);
+    expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
+    expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
+  });
+
   it('stages the whole file when live no longer matches what was published (rows deleted by hand)', async () => {
     const { sourceId, tables: [table], header } = SOURCES[0];
     const deleted = await pipeline.pool.query(`DELETE FROM ${table} WHERE country = 'NO' AND address_id IN (SELECT address_id FROM ${table} WHERE country = 'NO' ORDER BY address_id LIMIT 5)`);
