@@ -79,7 +79,10 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     // UNLOGGED: a crash loses only the staging table, which the retry computes again.
     await client.query(`CREATE UNLOGGED TABLE ${stagingTable} (LIKE ${dataset.liveTable} INCLUDING DEFAULTS)`);
     await tuneBulkTransaction(client);
-    const computed = (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable })) ?? {};
+    // The nightly (skipUnchanged) may read inputs an earlier run built from the same registers;
+    // `nordprop derive` builds them again once per run.
+    const shared = { runId: request.runId, rebuild: !request.skipUnchanged };
+    const computed = (await dataset.compute({ client, country: request.country, asOf: request.asOf, stagingTable, shared })) ?? {};
     // A computation's temporary tables (millions of rows for comparables at national size) would
     // otherwise live on in this pooled session until it closes.
     await client.query('DISCARD TEMP');

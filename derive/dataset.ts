@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Country } from '../lib/domain/country.js';
+import type { SharedInputs } from './shared-inputs.js';
 
 /**
  * The contract of a derived dataset (tenants, utilization, comparables, valuations): what a
@@ -20,6 +21,8 @@ export interface DeriveContext {
    * empty: `compute` inserts the country's complete snapshot into it.
    */
   stagingTable: string;
+  /** What the run's datasets of this country share (derive/shared-inputs.ts): the property features. */
+  shared: SharedInputs;
 }
 
 export interface DerivedDataset {

@@ -15,9 +15,17 @@ import { lastChangesDigest } from '../lib/run-ledger.js';
  * `nordprop derive` always computes.
  */
 export async function inputsFingerprint(client: pg.Pool | pg.PoolClient, country: Country, asOf: string, dependencyLedgerIds: string[]): Promise<string> {
+  return [asOf, await storeFingerprint(client, country, dependencyLedgerIds)].join('|');
+}
+
+/**
+ * The same without the day: what a computation that does not count back from asOf depends on
+ * (the property features several datasets share, derive/shared-inputs.ts).
+ */
+export async function storeFingerprint(client: pg.Pool | pg.PoolClient, country: Country, dependencyLedgerIds: string[] = []): Promise<string> {
   const changes = await lastChangesDigest(client, country, dependencyLedgerIds);
   const schema = await client.query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY run_on DESC, id DESC LIMIT 1`);
-  return [asOf, changes ?? 'no-changes', schema.rows[0]?.name ?? 'no-schema', await deriveCodeDigest()].join('|');
+  return [changes ?? 'no-changes', schema.rows[0]?.name ?? 'no-schema', await deriveCodeDigest()].join('|');
 }
 
 let codeDigest: Promise<string> | undefined;

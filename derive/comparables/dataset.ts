@@ -5,7 +5,7 @@
  */
 import type { DerivedDataset } from '../dataset.js';
 import { SaleIndex, writeNearestSales } from './nearest-sales.js';
-import { createPropertyFeatures, FEATURES_TABLE } from './property-features.js';
+import { propertyFeatures } from './property-features.js';
 import { createRecentSales, SALES_TABLE } from './recent-sales.js';
 
 export const comparables: DerivedDataset = {
@@ -16,14 +16,17 @@ export const comparables: DerivedDataset = {
   liveTable: 'property_comparables',
   keyColumns: ['cadastre_id'],
   valueColumns: ['transaction_ids', 'distances_m', 'prices_per_m2', 'price_per_m2_currency', 'similarities'],
-  async compute({ client, country, asOf, stagingTable }) {
-    const properties = await createPropertyFeatures(client, country);
-    const sales = await createRecentSales(client, country, asOf);
+  async compute({ client, country, asOf, stagingTable, shared }) {
+    const features = await propertyFeatures({ client, country, shared });
+    const sales = await createRecentSales(client, country, asOf, features.table);
     const index = await SaleIndex.load(client, `pg_temp.${SALES_TABLE}`);
     const comparableRows = await writeNearestSales(client, {
-      subjects: `pg_temp.${FEATURES_TABLE}`, subjectKey: 'cadastre_id', sales: index, staging: { table: stagingTable, country },
+      subjects: features.table, subjectKey: 'cadastre_id', sales: index, staging: { table: stagingTable, country },
     });
     // rowsRead: the built properties considered; the sales they were compared with in details.
-    return { rowsRead: properties, details: { builtProperties: properties, salesInWindow: sales, comparables: comparableRows } };
+    return {
+      rowsRead: features.rows,
+      details: { builtProperties: features.rows, propertyFeatures: features.reused ? 'reused' : 'built', salesInWindow: sales, comparables: comparableRows },
+    };
   },
 };

@@ -1,6 +1,7 @@
 /**
  * The facts comparables and valuations weigh, one row per built property of a country, in a
- * session temp table (`derive_property_features`):
+ * table shared by the datasets of a derive run (`propertyFeatures`, derive/shared-inputs.ts) or
+ * in a session temp table (`derive_property_features`, `createPropertyFeatures`):
  * - `size_m2`: Norway: the usable area (bruksareal) of the property's bruksenheter, or, for a
  *   property without any, of the buildings standing on it; Sweden: the main building's footprint.
  *   A property with no size (bare land, a section without a registered unit) gets no row: a
@@ -20,19 +21,31 @@
  */
 import type pg from 'pg';
 import type { Country } from '../../lib/domain/country.js';
+import type { DeriveContext } from '../dataset.js';
+import { sharedTable, type SharedTable } from '../shared-inputs.js';
 
 /** Metric CRS per country: ETRS89 / UTM 33N for Norway, SWEREF 99 TM for Sweden. */
 export const METRIC_SRID: Record<Country, number> = { NO: 25833, SE: 3006 };
 
 export const FEATURES_TABLE = 'derive_property_features';
 
+/** The country's features as the datasets of a derive run share them: built by the first that asks. */
+export function propertyFeatures({ client, country, shared }: Pick<DeriveContext, 'client' | 'country' | 'shared'>): Promise<SharedTable> {
+  return sharedTable(client, country, shared, 'property_features', (table) => buildPropertyFeatures(client, country, `CREATE UNLOGGED TABLE ${table}`, table));
+}
+
+/** The country's features in this session's temp table pg_temp.derive_property_features (the evaluations' own computation). */
 export async function createPropertyFeatures(client: pg.PoolClient, country: Country): Promise<number> {
-  const srid = METRIC_SRID[country];
   await client.query(`DROP TABLE IF EXISTS pg_temp.${FEATURES_TABLE}`);
+  return buildPropertyFeatures(client, country, `CREATE TEMP TABLE ${FEATURES_TABLE}`, `pg_temp.${FEATURES_TABLE}`);
+}
+
+async function buildPropertyFeatures(client: pg.PoolClient, country: Country, create: string, table: string): Promise<number> {
+  const srid = METRIC_SRID[country];
   // Run with the derive activity's bulk settings (lib/bulk-settings.ts): at a tenth of Norway JIT
   // compiled this statement's 177 functions for 8.5 s of its 29 s, and its sorts spilled at 4 MB.
   const result = await client.query(
-    `CREATE TEMP TABLE ${FEATURES_TABLE} AS
+    `${create} AS
      WITH property_of AS (
        SELECT p.cadastre_id, p.property_type, p.municipality_code,
               -- A section's buildings and parcels are those of the property it divides.
@@ -99,7 +112,7 @@ export async function createPropertyFeatures(client: pg.PoolClient, country: Cou
      WHERE size_m2 > 0 AND location IS NOT NULL`,
     [country],
   );
-  await client.query(`CREATE UNIQUE INDEX ON pg_temp.${FEATURES_TABLE} (cadastre_id)`);
-  await client.query(`ANALYZE pg_temp.${FEATURES_TABLE}`);
+  await client.query(`CREATE UNIQUE INDEX ON ${table} (cadastre_id)`);
+  await client.query(`ANALYZE ${table}`);
   return result.rowCount ?? 0;
 }

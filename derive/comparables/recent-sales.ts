@@ -2,7 +2,7 @@
  * The sales comparables and valuations learn from, in a session temp table
  * (`derive_recent_sales`): registered sales (kind SALE) of a whole property (no share, or 1/1)
  * with a price, registered in the five years before `asOf` (asOf itself excluded), of a
- * property that has features (derive_property_features: a size, hence a price per m²), written
+ * property that has features (`features`, property-features.ts: a size, hence a price per m²), written
  * in transaction-id order (nearest-sales.ts indexes them in memory in that order).
  */
 import type pg from 'pg';
@@ -12,7 +12,7 @@ import { FEATURES_TABLE, METRIC_SRID } from './property-features.js';
 export const SALES_TABLE = 'derive_recent_sales';
 export const LOOKBACK_YEARS = 5;
 
-export async function createRecentSales(client: pg.PoolClient, country: Country, asOf: string): Promise<number> {
+export async function createRecentSales(client: pg.PoolClient, country: Country, asOf: string, features = `pg_temp.${FEATURES_TABLE}`): Promise<number> {
   const srid = METRIC_SRID[country];
   await client.query(`DROP TABLE IF EXISTS pg_temp.${SALES_TABLE}`);
   const result = await client.query(
@@ -24,7 +24,7 @@ export async function createRecentSales(client: pg.PoolClient, country: Country,
             -- A fixed number per sale, from its id (folds, hold-outs): the same on every run.
             ('x' || left(md5(t.transaction_id), 8))::bit(32)::int & 2147483647 AS id_hash
      FROM property_transaction t
-     JOIN pg_temp.${FEATURES_TABLE} f ON f.cadastre_id = t.cadastre_id
+     JOIN ${features} f ON f.cadastre_id = t.cadastre_id
      WHERE t.country = $1 AND t.kind = 'SALE' AND t.price_amount > 0
        AND (t.share_denominator IS NULL OR t.share_numerator = t.share_denominator)
        AND t.registered_at >= ($2::date - make_interval(years => ${LOOKBACK_YEARS}))

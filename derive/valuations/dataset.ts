@@ -7,7 +7,7 @@
  */
 import type { Country } from '../../lib/domain/country.js';
 import type { DerivedDataset } from '../dataset.js';
-import { createPropertyFeatures, FEATURES_TABLE } from '../comparables/property-features.js';
+import { propertyFeatures } from '../comparables/property-features.js';
 import { createRecentSales, SALES_TABLE } from '../comparables/recent-sales.js';
 import { fitAvm, markTraining } from './fit-avm.js';
 import { FULL_MODEL, predictionSql } from './hedonic-sql.js';
@@ -22,10 +22,10 @@ export const valuations: DerivedDataset = {
   keyColumns: ['cadastre_id'],
   valueColumns: ['currency', 'value_estimate', 'value_low', 'value_high', 'rent_estimate_per_m2_year', 'rent_low', 'rent_high', 'method', 'valued_at'],
   dependsOn: ['comparables'],
-  async compute({ client, country, asOf, stagingTable }) {
+  async compute({ client, country, asOf, stagingTable, shared }) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error(`asOf "${asOf}" is not a YYYY-MM-DD date`);
-    const properties = await createPropertyFeatures(client, country);
-    const sales = await createRecentSales(client, country, asOf);
+    const features = await propertyFeatures({ client, country, shared });
+    const sales = await createRecentSales(client, country, asOf, features.table);
     await markTraining(client, 'true');
     const fit = await fitAvm(client, country, asOf);
     // In the asOf month (month effect 0) and year; blended with the property's live comparables.
@@ -39,7 +39,7 @@ export const valuations: DerivedDataset = {
        FROM (
          SELECT f.cadastre_id, f.size_m2, ${grossYieldSql('f')}::numeric AS yield,
                 exp(${model.expression} + coalesce(b.weighted_residual / (b.weight + $4), 0) + $5)::numeric AS estimate
-         FROM pg_temp.${FEATURES_TABLE} f
+         FROM ${features.table} f
          ${model.joins}
          LEFT JOIN (
            SELECT c.cadastre_id, sum(c.similarity * s.residual) AS weighted_residual, sum(c.similarity) AS weight
@@ -56,7 +56,8 @@ export const valuations: DerivedDataset = {
     return {
       rowsRead: sales,
       details: {
-        builtProperties: properties,
+        builtProperties: features.rows,
+        propertyFeatures: features.reused ? 'reused' : 'built',
         trainingSales: fit.trainingSales,
         blendStrength: fit.blendStrength,
         intervalLow: Math.exp(fit.lowLog),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { closePools, getPool, withTransaction } from '../../../lib/db.js';
@@ -66,7 +67,7 @@ afterAll(async () => {
 async function computeAndPublish() {
   return withTransaction(pool, async (client) => {
     await client.query(`CREATE TEMP TABLE staged (LIKE property_comparables INCLUDING DEFAULTS) ON COMMIT DROP`);
-    await comparables.compute({ client, country: 'NO', asOf: AS_OF, stagingTable: 'staged' });
+    await comparables.compute({ client, country: 'NO', asOf: AS_OF, stagingTable: 'staged', shared: { runId: randomUUID(), rebuild: true } });
     return mergeDerived(client, comparables, 'staged', 'NO');
   });
 }

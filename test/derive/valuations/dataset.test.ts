@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import seedrandom from 'seedrandom';
@@ -54,7 +55,7 @@ afterAll(async () => {
 async function derive(dataset: DerivedDataset, asOf = AS_OF) {
   return withTransaction(pool, async (client) => {
     await client.query(`CREATE TEMP TABLE staged (LIKE ${dataset.liveTable} INCLUDING DEFAULTS) ON COMMIT DROP`);
-    await dataset.compute({ client, country: 'NO', asOf, stagingTable: 'staged' });
+    await dataset.compute({ client, country: 'NO', asOf, stagingTable: 'staged', shared: { runId: randomUUID(), rebuild: true } });
     return mergeDerived(client, dataset, 'staged', 'NO');
   });
 }
@@ -100,7 +101,7 @@ describe('valuations', () => {
       withTransaction(pool, async (client) => {
         for (const setting of settings) await client.query(`SET LOCAL ${setting}`);
         await client.query(`CREATE TEMP TABLE staged (LIKE ${dataset.liveTable} INCLUDING DEFAULTS) ON COMMIT DROP`);
-        await dataset.compute({ client, country: 'NO', asOf: AS_OF, stagingTable: 'staged' });
+        await dataset.compute({ client, country: 'NO', asOf: AS_OF, stagingTable: 'staged', shared: { runId: randomUUID(), rebuild: true } });
         // The columns a publish compares (not updated_at, which is the transaction's now()).
         const columns = [...dataset.keyColumns, ...dataset.valueColumns].join(', ');
         return (await client.query(`SELECT ${columns} FROM staged ORDER BY ${dataset.keyColumns.join(', ')}`)).rows;
