@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import seedrandom from 'seedrandom';
-import { deriveDataset, planDerive } from '../../activities/derive.js';
+import { deriveDataset, planDerive, type DeriveRequest } from '../../activities/derive.js';
 import type { SourceRunSummary } from '../../activities/types.js';
 import { closePools, getPool } from '../../lib/db.js';
 import { createTestDatabase } from '../support/database.js';
@@ -49,7 +49,8 @@ interface Derived extends SourceRunSummary {
 }
 
 async function derive(runId: string, datasetId: 'comparables' | 'valuations', asOf: string, options: { nightly: boolean }): Promise<Derived> {
-  const summary = await new MockActivityEnvironment().run(deriveDataset, { runId, datasetId, country: 'NO', asOf, skipUnchanged: options.nightly });
+  const request: DeriveRequest = { runId, datasetId, country: 'NO', asOf, skipUnchanged: options.nightly };
+  const summary: SourceRunSummary = await new MockActivityEnvironment().run(deriveDataset, request);
   expect(summary.outcome).toBe('published');
   const details = await getPool().query(`SELECT details FROM source_run WHERE run_id = $1 AND source_id = $2`, [runId, summary.sourceId]);
   return { ...summary, stats: details.rows[0].details.stats };

@@ -26,9 +26,24 @@ describe('getPool', () => {
     expect(await settings('api-lookup')).toEqual({ parallel: '0', jit: 'off', plans: 'force_generic_plan', application_name: 'nordprop-api-lookup' });
   });
 
-  it('leaves the pipeline sessions with the server defaults', async () => {
+  it('leaves the pipeline sessions with the server defaults but JIT', async () => {
     const defaults = (await getPool(url).query(`SELECT boot_val FROM pg_settings WHERE name = 'max_parallel_workers_per_gather'`)).rows[0].boot_val;
-    expect(await settings('pipeline')).toMatchObject({ parallel: defaults, application_name: 'nordprop' });
+    expect(await settings('pipeline')).toMatchObject({ parallel: defaults, jit: 'off', application_name: 'nordprop' });
+  });
+
+  it('never JIT-compiles a pipeline statement, however large its estimate (compiling cost more than it saved)', async () => {
+    // Ten rows never analyzed: the planner assumes thousands, and their cross product passes
+    // jit_above_cost by far, as the night's duplicate check of a few rows did.
+    const client = await getPool(url).connect();
+    let plan;
+    try {
+      await client.query(`CREATE TEMP TABLE probe AS SELECT g FROM generate_series(1, 10) g`);
+      plan = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) SELECT sum(hashtext((a.g * b.g * c.g)::text)) FROM probe a, probe b, probe c`)).rows[0]['QUERY PLAN'][0];
+      expect(plan.Plan['Total Cost']).toBeGreaterThan(Number((await client.query(`SELECT current_setting('jit_above_cost') AS c`)).rows[0].c));
+    } finally {
+      client.release(true);
+    }
+    expect(plan.JIT).toBeUndefined();
   });
 
   it('survives the server dropping a connection an activity holds: the holder sees the error, the process lives on', async () => {
