@@ -281,8 +281,9 @@ async function publishCadastre({ client, stagingTable, runId, removedKeys }: Sta
 
   // Addresses and buildings on changed parcels follow their property (see covering-property.ts).
   const changed = await timed('changed_parcels', () => changedParcels(client, runId, parcels));
-  const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', changed));
-  const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', changed));
+  const touched = removedKeys ? 'pg_temp.se_touched_property' : undefined;
+  const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', changed, touched));
+  const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', changed, touched));
 
   return {
     inserted: parcels.inserted + properties.inserted,
