@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Country } from '../lib/domain/country.js';
-import type { SharedInputs } from './shared-inputs.js';
+import type { SharedInputs } from './cached-inputs.js';
 
 /**
  * The contract of a derived dataset (tenants, utilization, comparables, valuations): what a
@@ -21,7 +21,7 @@ export interface DeriveContext {
    * empty: `compute` inserts the country's complete snapshot into it.
    */
   stagingTable: string;
-  /** What the run's datasets of this country share (derive/shared-inputs.ts): the property features. */
+  /** What the run's datasets of this country share (derive/cached-inputs.ts): the property features. */
   shared: SharedInputs;
 }
 

@@ -20,7 +20,7 @@ export async function inputsFingerprint(client: pg.Pool | pg.PoolClient, country
 
 /**
  * The same without the day: what a computation that does not count back from asOf depends on
- * (the property features several datasets share, derive/shared-inputs.ts).
+ * (the property features several datasets share, derive/cached-inputs.ts).
  */
 export async function storeFingerprint(client: pg.Pool | pg.PoolClient, country: Country, dependencyLedgerIds: string[] = []): Promise<string> {
   const changes = await lastChangesDigest(client, country, dependencyLedgerIds);

@@ -1,6 +1,6 @@
 /**
  * The facts comparables and valuations weigh, one row per built property of a country, in a
- * table shared by the datasets of a derive run (`propertyFeatures`, derive/shared-inputs.ts) or
+ * table shared by the datasets of a derive run (`propertyFeatures`, derive/cached-inputs.ts) or
  * in a session temp table (`derive_property_features`, `createPropertyFeatures`):
  * - `size_m2`: Norway: the usable area (bruksareal) of the property's bruksenheter, or, for a
  *   property without any, of the buildings standing on it; Sweden: the main building's footprint.
@@ -22,7 +22,7 @@
 import type pg from 'pg';
 import type { Country } from '../../lib/domain/country.js';
 import type { DeriveContext } from '../dataset.js';
-import { sharedTable, type SharedTable } from '../shared-inputs.js';
+import { sharedTable, type SharedTable } from '../cached-inputs.js';
 
 /** Metric CRS per country: ETRS89 / UTM 33N for Norway, SWEREF 99 TM for Sweden. */
 export const METRIC_SRID: Record<Country, number> = { NO: 25833, SE: 3006 };

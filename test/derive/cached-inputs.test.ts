@@ -8,7 +8,7 @@ import { createTestDatabase } from '../support/database.js';
 import { insertProperties, insertSales, type FixtureProperty } from '../support/market-fixture.js';
 
 /**
- * Comparables and valuations both weigh the country's property features (derive/shared-inputs.ts):
+ * Comparables and valuations both weigh the country's property features (derive/cached-inputs.ts):
  * built once per run, reused by later runs while the registers are unchanged, built again when a
  * source published a change, when `nordprop derive` asks, and when the database emptied the table.
  */
@@ -18,7 +18,7 @@ let run = 0;
 // 80 houses in one town, 60 of them sold once in the five years before the first asOf.
 const houses: FixtureProperty[] = [];
 {
-  const rng = seedrandom.alea('shared-inputs');
+  const rng = seedrandom.alea('cached-inputs');
   for (let i = 0; i < 80; i++) {
     houses.push({ cadastreId: `0301-${1 + i}-1-0-0`, east: 262_000 + (i % 10) * 70, north: 6_650_000 + Math.floor(i / 10) * 70, sizeM2: Math.round(60 + rng() * 200), builtYear: 1950 + (i % 60), plotM2: 600 + (i % 7) * 100 });
   }
@@ -38,7 +38,7 @@ afterAll(async () => {
 
 /** One derive run of comparables then valuations for Norway, as the workflow runs them. */
 async function deriveRun(asOf: string, options: { nightly: boolean }): Promise<Record<'comparables' | 'valuations', Derived>> {
-  const runId = `shared-inputs-${run++}`;
+  const runId = `cached-inputs-${run++}`;
   await planDerive({ runId, workflowId: 'test', countries: ['NO'], datasets: ['comparables', 'valuations'] });
   return { comparables: await derive(runId, 'comparables', asOf, options), valuations: await derive(runId, 'valuations', asOf, options) };
 }
@@ -71,7 +71,7 @@ describe('the property features comparables and valuations share', () => {
     expect(valued).toHaveLength(80);
 
     // Valuations alone in a run of its own builds the features again and changes nothing.
-    const runId = `shared-inputs-${run++}`;
+    const runId = `cached-inputs-${run++}`;
     await planDerive({ runId, workflowId: 'test', countries: ['NO'], datasets: ['valuations'] });
     const alone = await derive(runId, 'valuations', '2025-06-01', { nightly: false });
     expect(featuresOf(alone)).toBe('built');
