@@ -42,8 +42,9 @@ export async function createPropertyFeatures(client: pg.PoolClient, country: Cou
 
 async function buildPropertyFeatures(client: pg.PoolClient, country: Country, create: string, table: string): Promise<number> {
   const srid = METRIC_SRID[country];
-  // Run with the derive activity's bulk settings (lib/bulk-settings.ts): at a tenth of Norway JIT
-  // compiled this statement's 177 functions for 8.5 s of its 29 s, and its sorts spilled at 4 MB.
+  // Run in a pipeline session (no JIT, lib/db.ts: at a tenth of Norway JIT compiled this
+  // statement's 177 functions for 8.5 s of its 29 s) with the derive activity's work_mem
+  // (lib/bulk-settings.ts: its sorts spilled at 4 MB).
   const result = await client.query(
     `${create} AS
      WITH property_of AS (

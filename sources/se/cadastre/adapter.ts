@@ -200,8 +200,8 @@ const TOUCHED_PROPERTIES_SQL = (stagingTable: string) => `
   LEFT JOIN property_register live ON live.country = 'SE' AND live.cadastre_id = t.cadastre_id
   GROUP BY t.cadastre_id`;
 
-/** Before the parcel merge of an increment: the properties whose areas it stages or removes, as linked now and as staged. */
-async function collectTouchedProperties(client: pg.PoolClient, stagingTable: string, removedKeys: string): Promise<void> {
+/** Before the parcel merge of an increment: the properties whose areas it stages or removes, as linked now and as staged; returns the table. */
+async function collectTouchedProperties(client: pg.PoolClient, stagingTable: string, removedKeys: string): Promise<string> {
   await client.query(
     `CREATE TEMP TABLE se_touched_property ON COMMIT DROP AS
      SELECT s.cadastre_id FROM ${stagingTable} s
@@ -209,6 +209,7 @@ async function collectTouchedProperties(client: pg.PoolClient, stagingTable: str
      SELECT pp.cadastre_id FROM parcel_property pp
      WHERE pp.country = 'SE' AND pp.parcel_id IN (SELECT parcel_id FROM ${stagingTable} UNION ALL SELECT parcel_id FROM ${removedKeys})`,
   );
+  return 'pg_temp.se_touched_property';
 }
 
 /**
@@ -242,7 +243,7 @@ async function publishCadastre({ client, stagingTable, runId, removedKeys }: Sta
   const { timed, steps } = stepTimer();
   // The parcels the merge will replace or remove, as they are now: rows under them re-link too.
   await timed('replaced_parcels', () => collectReplacedParcels(client, stagingTable, scope, removedKeys));
-  if (removedKeys) await timed('touched_properties', () => collectTouchedProperties(client, stagingTable, removedKeys));
+  const touched = removedKeys ? await timed('touched_properties', () => collectTouchedProperties(client, stagingTable, removedKeys)) : undefined;
   const firstOfCountry = await isEmpty(client, 'parcel', scope.country);
   const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps }, removedKeys }));
   // Each area links to its one property; the first area (område 1) is the main parcel.
@@ -281,7 +282,6 @@ async function publishCadastre({ client, stagingTable, runId, removedKeys }: Sta
 
   // Addresses and buildings on changed parcels follow their property (see covering-property.ts).
   const changed = await timed('changed_parcels', () => changedParcels(client, runId, parcels));
-  const touched = removedKeys ? 'pg_temp.se_touched_property' : undefined;
   const addressLinks = await timed('address_property_link', () => relinkAfterCadastre(client, 'address', changed, touched));
   const buildingLinks = await timed('building_property_link', () => relinkAfterCadastre(client, 'building', changed, touched));
 
