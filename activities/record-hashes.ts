@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { quoteIdent, withTransaction } from '../lib/db.js';
@@ -43,17 +44,32 @@ function lineLayoutOf(source: SourceAdapter, fileName: string): LineLayout | und
 
 async function* noRecords(): AsyncGenerator<HashedLine[]> {}
 
-/** Every data member's line records, at their bundle-wide positions; a member of no known layout stops it (staged whole). */
+/**
+ * Every data member's line records, at their bundle-wide positions, each hash covering the
+ * context members before it; a member of no known layout, or a context member after a data
+ * member, stops it (staged whole).
+ */
 async function* hashBundleRecords(source: SourceAdapter, input: OpenedInput, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
   const spec = source.bundleRecords!;
+  const context = createHash('sha1');
+  let salt: Buffer | undefined;
+  let dataSeen = false;
+  const stop = () => {
+    layout.regular = false;
+    input.stream.destroy();
+  };
   for await (const member of readBundle(input.stream, input.fileName, { dataFile: spec.dataFile })) {
-    const records = spec.member(member.name);
-    if (!records) {
-      layout.regular = false;
-      input.stream.destroy();
-      return;
+    if (spec.context?.(member.name)) {
+      if (dataSeen) return stop();
+      context.update(`${member.name}\n`);
+      for await (const chunk of member.stream) context.update(chunk as Buffer);
+      salt = context.copy().digest();
+      continue;
     }
-    for await (const lines of hashLineRecords(member.stream, { ...records, label: member.name }, layout)) {
+    const records = spec.member(member.name);
+    if (!records) return stop();
+    dataSeen = true;
+    for await (const lines of hashLineRecords(member.stream, { ...records, label: member.name, ...(salt ? { salt } : {}) }, layout)) {
       yield lines.map((line) => ({ ...line, number: memberPosition(member, line.number) }));
     }
   }

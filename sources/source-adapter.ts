@@ -113,7 +113,7 @@ export interface BundleMemberRecords extends LineLayout {
    * line break): the value the parser writes to the group's staging column, or null where the
    * line has none the parser would accept (the parser rejects it).
    */
-  groupOf(header: Buffer | undefined): (line: Buffer) => string | null;
+  groupOf?(header: Buffer | undefined): (line: Buffer) => string | null;
 }
 
 export interface SourceAdapter {
@@ -179,13 +179,21 @@ export interface SourceAdapter {
    * unit and SCB's workplaces of one organisation number make one company), so a night parses
    * every record of a group that has a new or a removed record, in every member, as a
    * geoPackageRecords group does. The parser takes `ParseContext.keepPosition` and reads each
-   * member with keptLinesOf. A member `member` does not know stages the bundle whole.
+   * member with keptLinesOf. A member neither `member` nor `context` knows stages the bundle
+   * whole. Without `group`, a record is its own row, named by the source's key columns.
    */
   bundleRecords?: {
     /** The bundle's data files, as the parser picks them (readBundle's `dataFile`). */
     dataFile: RegExp;
     member(name: string): BundleMemberRecords | undefined;
-    group: GroupKey;
+    /**
+     * Members that hold no records but that every later record is read with (se-transactions'
+     * code tables, which name the codes its sales carry). The parser reads them whole every
+     * time; their bytes go into the hash of every record after them, so a changed one makes
+     * every such record read as changed. One after a data member stages the bundle whole.
+     */
+    context?(name: string): boolean;
+    group?: GroupKey;
   };
   /** Checks that need the database (geometry validity): repairs or quarantines staged rows. */
   repairStaged?(context: StagingContext): Promise<RepairResult>;

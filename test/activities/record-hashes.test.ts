@@ -49,6 +49,11 @@ const RECORD_SOURCES = [
     sourceId: 'se-business', kind: 'bundle lines', country: 'SE', tables: ['company', 'company_address', 'company_workplace'],
     records: (sample: SampleResult) => bundleLines(sample, 'se-business'), grouped: true,
   },
+  // One sale per line of the extract's JSON Lines; its code tables are no records, and go into every sale's hash.
+  {
+    sourceId: 'se-transactions', kind: 'sales lines', country: 'SE', tables: ['property_transaction', 'transaction_party', 'party_name', 'owner', 'person'],
+    records: (sample: SampleResult) => salesLines(sample),
+  },
 ] as const;
 
 let pipeline: TestPipeline;
@@ -66,6 +71,10 @@ async function bundleMembers(sample: SampleResult, sourceId: string): Promise<{ 
 
 /** The record lines of every data file of a source's tar bundle (headers left out). */
 const bundleLines = async (sample: SampleResult, sourceId: string) => (await bundleMembers(sample, sourceId)).flatMap((member) => member.lines.slice(1));
+
+/** The sales of se-transactions' bundle, one JSON object per line, as UTF-8 text. */
+const salesLines = async (sample: SampleResult) =>
+  (await bundleMembers(sample, 'se-transactions')).filter((member) => /\.jsonl$/i.test(member.name)).flatMap((member) => member.lines.map((line) => Buffer.from(line, 'latin1').toString('utf8')));
 
 /** A source's file in a sample, as text. */
 async function fileText(sample: SampleResult, sourceId: string): Promise<string> {
@@ -369,6 +378,64 @@ describe('a night of a source with record hashes', () => {
     const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file, force: true }), sourceId);
     expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
     expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
+  });
+
+  it('se-transactions: a person keeps the spelling of their latest sale through nights that change or remove their sales, as a full load would', async () => {
+    // Runs after the it.each above: live holds night 1 of se-transactions, and its line hashes.
+    const sourceId = 'se-transactions';
+    const tables = ['property_transaction', 'transaction_party', 'party_name', 'owner', 'person'];
+    const members = await bundleMembers(nights[1], sourceId);
+    const sales = await salesLines(nights[1]);
+    const parsed = sales.map((line) => JSON.parse(line) as { kopId: string; inskrivningsdag: string; kopare: { personId?: string; namn: string }[]; saljare: { personId?: string; namn: string }[] });
+    // A person named in two sales on different days: a buyer who sold again (the seller of the later one).
+    const later = parsed.find((sale) => sale.saljare.some((party) => party.personId && parsed.some((other) =>
+      other.inskrivningsdag < sale.inskrivningsdag && other.kopare.some((buyer) => buyer.personId === party.personId))))!;
+    expect(later).toBeDefined();
+    const person = later.saljare.find((party) => party.personId && parsed.some((other) => other.inskrivningsdag < later.inskrivningsdag && other.kopare.some((buyer) => buyer.personId === party.personId)))!;
+    const earlier = parsed.find((sale) => sale.inskrivningsdag < later.inskrivningsdag && sale.kopare.some((buyer) => buyer.personId === person.personId))!;
+    const respelled = 'Åsa Annanstavning';
+    const bundleWith = async (label: string, lines: string[], codeTable?: (name: string, lines: string[]) => string[]) =>
+      writeTarBundle(path.join(await tempDir(`record-hashes-se-transactions-${label}`), getSource(sourceId).inputFileName), members.map((member) =>
+        /\.jsonl$/i.test(member.name)
+          ? { name: member.name, content: lines.join('\n') + '\n' }
+          : { name: member.name, content: Buffer.from((codeTable?.(member.name, member.lines) ?? member.lines).join('\n') + '\n', 'latin1') }));
+    const nameOf = async (id: string) => (await pipeline.pool.query(`SELECT name FROM person WHERE country = 'SE' AND person_id = $1`, [id])).rows[0]?.name;
+    const nightThenFull = async (file: string) => {
+      const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
+      expect(night.outcome).toBe('published');
+      const published = await tablesDigest(pipeline.pool, tables, 'SE');
+      const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file, force: true }), sourceId);
+      expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
+      expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
+      return night;
+    };
+    expect(await nameOf(person.personId!)).toBe(person.namn);
+
+    // The earlier sale spells the person anew: the later sale's spelling stays theirs.
+    const respell = (line: string) => (JSON.parse(line).kopId === earlier.kopId ? line.replace(JSON.stringify(person.namn), JSON.stringify(respelled)) : line);
+    const respelledLines = sales.map(respell);
+    expect(respelledLines).not.toEqual(sales);
+    const first = await nightThenFull(await bundleWith('respelled', respelledLines));
+    expect(first.rowsStaged + first.rowsRejected).toBe(1);
+    expect(await nameOf(person.personId!)).toBe(person.namn);
+
+    // The later sale leaves the register: the person is named as the earlier sale spells them, and its buyers hold the property again.
+    const withoutLater = respelledLines.filter((line) => JSON.parse(line).kopId !== later.kopId);
+    const second = await nightThenFull(await bundleWith('without-later', withoutLater));
+    expect(second).toMatchObject({ rowsStaged: 0, deleted: 1 });
+    expect(await nameOf(person.personId!)).toBe(respelled);
+    const owners = await pipeline.pool.query(`SELECT person_id FROM owner WHERE country = 'SE' AND person_id = $1`, [person.personId]);
+    expect(owners.rows).toHaveLength(1);
+
+    // A code table renamed a fång: every sale reads as changed, and those of that fång carry the new name.
+    const utf8 = (line: string) => Buffer.from(line, 'latin1').toString('utf8');
+    const renamed = (name: string, lines: string[]) =>
+      (/K_FANGESKOD/i.test(name) ? lines.map((line) => Buffer.from(utf8(line).replace(/;Köp$/, ';Köp (renamed)'), 'utf8').toString('latin1')) : lines);
+    const third = await nightThenFull(await bundleWith('renamed-code', withoutLater, renamed));
+    expect(third).toMatchObject({ rowsUnchanged: 0, rowsStaged: withoutLater.length - third.rowsRejected });
+    expect(third.updated).toBeGreaterThan(0);
+    const kinds = await pipeline.pool.query(`SELECT DISTINCT register_kind FROM property_transaction WHERE country = 'SE' AND kind = 'SALE'`);
+    expect(kinds.rows.map((row) => row.register_kind)).toContain('Köp (renamed)');
   });
 
   it('stages the whole file when live no longer matches what was published (rows deleted by hand)', async () => {

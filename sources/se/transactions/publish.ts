@@ -6,7 +6,13 @@ import { stepTimer } from '../../publish/step-timer.js';
 /**
  * Publishes the price register's sales: the transactions themselves, their buyers and sellers,
  * the title holders that follow from each property's latest registered transfer, and the names
- * of the people involved, which live only in `person`.
+ * of the people involved, which the API serves only from `person`.
+ *
+ * A night stages only the sales whose line changed (`StagingContext.removedKeys` names the
+ * sales gone), so what depends on other sales is worked out from live, not from staging: the
+ * owners of the properties a staged or removed sale lies on (now or before), from their live
+ * transfers and parties; the name of each person a staged or removed sale names, from every
+ * sale's spelling (`party_name`). A full stage goes the same way over every property and person.
  */
 
 const SOURCE = 'MAPPING_AUTHORITY_LAGFART';
@@ -55,16 +61,43 @@ const OWNER_MERGE: TableMerge = {
   },
 };
 
-async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId: string): Promise<ChangeCounts> {
-  // Parties of transactions that changed or left the register are rewritten from the snapshot.
-  const removed = await withHashJoins(client, () =>
-    client.query(
-      `DELETE FROM transaction_party tp
-       WHERE tp.country = 'SE'
-         AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = tp.transaction_id AND t.published_run_id <> $1)`,
-      [runId],
-    ),
+/** The sales this run rewrites (staged, and changed in live) or removes, as a relation of transaction ids. */
+function rewrittenOrGone(stagingTable: string, removedKeys: string | undefined): string {
+  const rewritten = `SELECT s.transaction_id FROM ${stagingTable} s
+    JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = s.transaction_id AND t.published_run_id = $1`;
+  return removedKeys ? `(${rewritten} UNION ALL SELECT transaction_id FROM ${removedKeys})` : `(${rewritten})`;
+}
+
+/**
+ * Before the merge, on a night: the properties whose latest transfer may change, those a staged
+ * or removed sale lies on now or lay on before (a sale may move to another property).
+ */
+async function collectSaleProperties(client: pg.PoolClient, stagingTable: string, removedKeys: string): Promise<string> {
+  await client.query(`DROP TABLE IF EXISTS pg_temp.se_sale_property`);
+  await client.query(
+    `CREATE TEMP TABLE se_sale_property ON COMMIT DROP AS
+     SELECT cadastre_id FROM ${stagingTable}
+     UNION
+     SELECT t.cadastre_id FROM property_transaction t
+     WHERE t.country = 'SE' AND t.transaction_id IN (SELECT transaction_id FROM ${stagingTable} UNION ALL SELECT transaction_id FROM ${removedKeys})`,
   );
+  await client.query(`ANALYZE pg_temp.se_sale_property`);
+  return 'pg_temp.se_sale_property';
+}
+
+async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId: string, removedKeys: string | undefined): Promise<ChangeCounts> {
+  // Parties of transactions that changed or left the register are rewritten from the snapshot;
+  // a full stage finds those that left by what live lacks.
+  const removed = removedKeys
+    ? await client.query(`DELETE FROM transaction_party tp WHERE tp.country = 'SE' AND tp.transaction_id IN ${rewrittenOrGone(stagingTable, removedKeys)}`, [runId])
+    : await withHashJoins(client, () =>
+      client.query(
+        `DELETE FROM transaction_party tp
+         WHERE tp.country = 'SE'
+           AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = tp.transaction_id AND t.published_run_id <> $1)`,
+        [runId],
+      ),
+    );
   const added = await client.query(
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, kind, person_id, birth_year, org_scheme, org_id, org_name, org_country, share_numerator, share_denominator)
      SELECT 'SE', s.transaction_id, p.role, p.ordinal, p.kind, p.person_id, p.birth_year, ${ORG_SCHEME}, p.org_id, p.org_name, p.org_country, p.share_numerator, p.share_denominator
@@ -77,39 +110,101 @@ async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId
 }
 
 /**
- * Title holders: the buyers of each property's latest registered transfer (by inskrivningsdag,
- * then köpedatum, then id). A buyer without a share of its own holds the transfer's share.
+ * Each staged sale's spelling of its person parties replaces the one published before; the
+ * spellings of sales gone go. Returns the people whose spellings changed hands, in a temporary
+ * table (all of them on a full stage), and the counts.
  */
-async function mergeOwners(client: pg.PoolClient, stagingTable: string, scope: PublishScope, runId: string): Promise<ChangeCounts> {
+async function rewriteSpellings(client: pg.PoolClient, stagingTable: string, removedKeys: string | undefined): Promise<{ people: string; counts: ChangeCounts }> {
+  await client.query(`DROP TABLE IF EXISTS pg_temp.se_named_person`);
+  await client.query(`CREATE TEMP TABLE se_named_person (person_id text NOT NULL) ON COMMIT DROP`);
+  // Every staged sale is written again (not only those live changed): its spelling is kept even
+  // where its row was unchanged, and a first full stage after the upgrade fills the table.
+  const replaced = await client.query(
+    `WITH gone AS (
+       DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${stagingTable})
+       RETURNING n.person_id)
+     INSERT INTO se_named_person SELECT person_id FROM gone`,
+  );
+  const left = removedKeys
+    ? await client.query(
+      `WITH gone AS (
+         DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${removedKeys})
+         RETURNING n.person_id)
+       INSERT INTO se_named_person SELECT person_id FROM gone`,
+    )
+    : await withHashJoins(client, () =>
+      client.query(
+        `WITH gone AS (
+           DELETE FROM party_name n WHERE n.country = 'SE'
+             AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = n.transaction_id)
+           RETURNING n.person_id)
+         INSERT INTO se_named_person SELECT person_id FROM gone`,
+      ),
+    );
+  // A person named twice in one sale keeps the spelling of their first part in it (buyers before sellers).
+  const added = await client.query(
+    `WITH named AS (
+       INSERT INTO party_name (country, transaction_id, person_id, name)
+       SELECT DISTINCT ON (s.transaction_id, p.person_id) 'SE', s.transaction_id, p.person_id, p.name
+       FROM ${stagingTable} s CROSS JOIN LATERAL ${PARTY_RECORD}
+       WHERE p.kind = 'PERSON'
+       ORDER BY s.transaction_id, p.person_id, p.role, p.ordinal
+       RETURNING person_id)
+     INSERT INTO se_named_person SELECT person_id FROM named`,
+  );
+  await client.query(`ANALYZE pg_temp.se_named_person`);
+  const deleted = (replaced.rowCount ?? 0) + (left.rowCount ?? 0);
+  return { people: 'pg_temp.se_named_person', counts: { inserted: added.rowCount ?? 0, updated: 0, deleted } };
+}
+
+/**
+ * Title holders: the buyers of each property's latest registered transfer (by inskrivningsdag,
+ * then köpedatum, then id), read from live after the transfers were merged. A buyer without a
+ * share of its own holds the transfer's share. With `properties` (a night), only those
+ * properties' owners are worked out and replaced; otherwise every Swedish property's.
+ */
+async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: string, properties: string | undefined): Promise<ChangeCounts> {
   await client.query(`DROP TABLE IF EXISTS pg_temp.se_owner_snapshot`);
   await client.query(
     `CREATE TEMP TABLE se_owner_snapshot ON COMMIT DROP AS
      WITH latest AS (
-       SELECT DISTINCT ON (cadastre_id) * FROM ${stagingTable}
-       ORDER BY cadastre_id, registered_at DESC, purchase_date DESC NULLS LAST, transaction_id DESC
+       SELECT DISTINCT ON (t.cadastre_id) t.transaction_id, t.cadastre_id, t.share_numerator, t.share_denominator, t.registered_at
+       FROM property_transaction t
+       WHERE t.country = 'SE'${properties ? ` AND t.cadastre_id IN (SELECT cadastre_id FROM ${properties})` : ''}
+       ORDER BY t.cadastre_id, t.registered_at DESC, t.purchase_date DESC NULLS LAST, t.transaction_id DESC
      ),
      owners AS (
-       SELECT s.cadastre_id || '#' || p.ordinal AS owner_key, s.cadastre_id, p.kind, p.person_id, p.birth_year, ${ORG_SCHEME} AS org_scheme,
+       SELECT t.cadastre_id || '#' || p.ordinal AS owner_key, t.cadastre_id, p.kind, p.person_id, p.birth_year, p.org_scheme,
               p.org_id, p.org_name, p.org_country,
-              coalesce(p.share_numerator, s.share_numerator) AS share_numerator, coalesce(p.share_denominator, s.share_denominator) AS share_denominator,
-              s.registered_at
-       FROM latest s CROSS JOIN LATERAL ${PARTY_RECORD}
-       WHERE p.role = 'BUYER'
+              coalesce(p.share_numerator, t.share_numerator) AS share_numerator, coalesce(p.share_denominator, t.share_denominator) AS share_denominator,
+              t.registered_at
+       FROM latest t JOIN transaction_party p ON p.country = 'SE' AND p.transaction_id = t.transaction_id AND p.role = 'BUYER'
      )
      SELECT o.*, md5(row(o.*)::text)::uuid AS row_hash FROM owners o`,
   );
-  return mergeTable(client, 'pg_temp.se_owner_snapshot', OWNER_MERGE, scope, runId);
+  await client.query(`ANALYZE pg_temp.se_owner_snapshot (owner_key, row_hash)`);
+  // On a night, the owners of the recomputed properties that the snapshot no longer has leave;
+  // every other property's owners stay as they are.
+  const replacedOwners = properties && `(
+    SELECT live.owner_key FROM owner live
+    WHERE live.country = 'SE' AND live.cadastre_id IN (SELECT cadastre_id FROM ${properties})
+      AND NOT EXISTS (SELECT 1 FROM pg_temp.se_owner_snapshot s WHERE s.owner_key = live.owner_key))`;
+  return mergeTable(client, 'pg_temp.se_owner_snapshot', OWNER_MERGE, scope, runId, replacedOwners ? { removedKeys: replacedOwners } : {});
 }
 
-/** Names of the people in the snapshot (the latest spelling wins); people no longer named by any Swedish right leave. */
-async function mergePeople(client: pg.PoolClient, stagingTable: string, runId: string): Promise<ChangeCounts> {
+/**
+ * A person's name is their spelling in their latest sale (by inskrivningsdag, then id). Only
+ * `people` (those whose spellings this run changed) are worked out; one no sale names any
+ * longer leaves, with their name. On a full stage, every Swedish person no sale names leaves.
+ */
+async function mergePeople(client: pg.PoolClient, runId: string, people: string, night: boolean): Promise<ChangeCounts> {
   await client.query(`DROP TABLE IF EXISTS pg_temp.se_person_snapshot`);
   await client.query(
     `CREATE TEMP TABLE se_person_snapshot ON COMMIT DROP AS
-     SELECT DISTINCT ON (p.person_id) p.person_id, p.name, md5(p.name)::uuid AS row_hash
-     FROM ${stagingTable} s CROSS JOIN LATERAL ${PARTY_RECORD}
-     WHERE p.kind = 'PERSON'
-     ORDER BY p.person_id, s.registered_at DESC, s.transaction_id DESC`,
+     SELECT DISTINCT ON (n.person_id) n.person_id, n.name, md5(n.name)::uuid AS row_hash
+     FROM party_name n JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = n.transaction_id
+     WHERE n.country = 'SE' AND n.person_id IN (SELECT person_id FROM ${people})
+     ORDER BY n.person_id, t.registered_at DESC, t.transaction_id DESC`,
   );
   const updated = await client.query(
     `UPDATE person live SET name = s.name, row_hash = s.row_hash, published_run_id = $1, updated_at = now()
@@ -122,23 +217,29 @@ async function mergePeople(client: pg.PoolClient, stagingTable: string, runId: s
      WHERE NOT EXISTS (SELECT 1 FROM person live WHERE live.country = 'SE' AND live.person_id = s.person_id)`,
     [runId],
   );
-  // The parties and owners were just rewritten in this transaction: their statistics are stale.
+  // The spellings were just rewritten in this transaction: their statistics are stale.
   const deleted = await withHashJoins(client, () =>
     client.query(
       `DELETE FROM person live
-       WHERE live.country = 'SE'
-         AND NOT EXISTS (SELECT 1 FROM transaction_party tp WHERE tp.country = 'SE' AND tp.person_id = live.person_id)
-         AND NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = 'SE' AND o.person_id = live.person_id)`,
+       WHERE live.country = 'SE'${night ? ` AND live.person_id IN (SELECT person_id FROM ${people})` : ''}
+         AND NOT EXISTS (SELECT 1 FROM party_name n WHERE n.country = 'SE' AND n.person_id = live.person_id)`,
     ),
   );
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
 }
 
-export async function publishTransactions({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<MergeResult> {
+export async function publishTransactions({ client, stagingTable, runId, removedKeys }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
-  const transactions = await timed('property_transaction', () => mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId, { timer: { timed, steps } }));
-  const parties = await timed('transaction_party', () => rewriteParties(client, stagingTable, runId));
-  const owners = await timed('owner', () => mergeOwners(client, stagingTable, scope, runId));
-  const people = await timed('person', () => mergePeople(client, stagingTable, runId));
-  return { ...transactions, tables: { property_transaction: transactions, transaction_party: parties, owner: owners, person: people }, stepsMs: steps };
+  const properties = removedKeys && (await timed('sale_properties', () => collectSaleProperties(client, stagingTable, removedKeys)));
+  const transactions = await timed('property_transaction', () =>
+    mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId, { timer: { timed, steps }, ...(removedKeys ? { removedKeys } : {}) }));
+  const parties = await timed('transaction_party', () => rewriteParties(client, stagingTable, runId, removedKeys));
+  const spellings = await timed('party_name', () => rewriteSpellings(client, stagingTable, removedKeys));
+  const owners = await timed('owner', () => mergeOwners(client, scope, runId, properties));
+  const people = await timed('person', () => mergePeople(client, runId, spellings.people, Boolean(removedKeys)));
+  return {
+    ...transactions,
+    tables: { property_transaction: transactions, transaction_party: parties, party_name: spellings.counts, owner: owners, person: people },
+    stepsMs: steps,
+  };
 }

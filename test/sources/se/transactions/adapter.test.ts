@@ -93,7 +93,7 @@ describe('se-transactions backfill through the worker', () => {
     const steps = (await pipeline.pool.query(
       `SELECT details->'publishStepsMs' AS steps FROM source_run WHERE source_id = 'se-transactions' AND outcome = 'published' ORDER BY started_at DESC LIMIT 1`,
     )).rows[0].steps as Record<string, number>;
-    expect(Object.keys(steps).filter((step) => !step.includes('.')).sort()).toEqual(['owner', 'person', 'property_transaction', 'transaction_party']);
+    expect(Object.keys(steps).filter((step) => !step.includes('.')).sort()).toEqual(['line_hashes', 'owner', 'party_name', 'person', 'property_transaction', 'transaction_party']);
     // …and the statements of the transactions' merge (a first load: the indexes built after the insert).
     expect(Object.keys(steps)).toEqual(expect.arrayContaining(['property_transaction.insert', 'property_transaction.property_transaction_cadastre_idx']));
     expect(Object.values(steps).every((ms) => Number.isInteger(ms) && ms >= 0)).toBe(true);
