@@ -218,6 +218,11 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
     if (state === 'header' && pendingLength > HEADER_CAP) {
       throw new InputFormatError(`no ${element} element in the first ${HEADER_CAP / 1024 / 1024} MB of the GML file`);
     }
+    // A feature is held whole until it closes: one that never does (a truncated or hostile file)
+    // would be held to the end of the file.
+    if (state === 'feature' && pendingLength > MAX_RECORD_BYTES) {
+      throw new InputFormatError(`${element} feature ${number} runs on past ${MAX_RECORD_BYTES / 1024 / 1024} MiB without closing (a truncated file, or a closing tag missing)`);
+    }
   };
   const finish = (): Buffer => {
     const bytes = pending.length === 1 ? pending[0] : Buffer.concat(pending);

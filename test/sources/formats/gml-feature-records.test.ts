@@ -91,6 +91,19 @@ describe('hashFeatureRecords', () => {
 });
 
 describe('keepFeatures', () => {
+  it('refuses a feature that runs on past 64 MiB without closing, naming it, instead of holding the rest of the file', async () => {
+    const opening = collection([teig('1', 100)]).toString('latin1').replace('</gml:FeatureCollection>\n', '');
+    const coordinates = Buffer.from('100 6649400 '.repeat(87_382)); // about 1 MiB
+    async function* unclosed() {
+      yield Buffer.from(`${opening}<gml:featureMember><app:Teig gml:id="teig.2"><app:område><gml:Polygon><gml:exterior><gml:LinearRing><gml:posList>`, 'latin1');
+      for (let mib = 0; mib < 80; mib++) yield coordinates;
+    }
+    const read = async () => {
+      for await (const batch of hashFeatureRecords(Readable.from(unclosed()), { element: 'Teig' }, { regular: true })) void batch;
+    };
+    await expect(read()).rejects.toThrow(/^Teig feature 2 runs on past 64 MiB without closing/);
+  });
+
   it('gives the parser the kept features, which read as they do in the whole file once their positions are mapped back', async () => {
     const bytes = collection([teig('1', 100), teig('2', 200, { srsName: 'urn:ogc:def:crs:EPSG::25832' }), teig('3', 300), teig('4', 400)]);
     const whole = await teigRecords(chunked(bytes, 64 * 1024));
