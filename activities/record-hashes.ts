@@ -7,12 +7,13 @@ import { encodeCell } from '../lib/copy-text.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
 import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine, type RecordLayout } from '../sources/formats/line-records.js';
-import { hashFeatureRecords, keepFeatures } from '../sources/formats/gml-feature-records.js';
+import { hashFeatureRecords, keepFeatures, type FeatureSpool } from '../sources/formats/gml-feature-records.js';
 import { hashGeoPackageRows } from '../sources/formats/geopackage-records.js';
 import { memberPosition, readBundle } from '../sources/formats/bundle.js';
 import type { ChangeCounts, GroupKey, LineLayout, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
+import { openFeatureSpool, type ChangedFeatureSpool } from './feature-spool.js';
 
 /**
  * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords), GML
@@ -76,7 +77,7 @@ async function* hashBundleRecords(source: SourceAdapter, input: OpenedInput, lay
 }
 
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
-function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
+function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout, spool?: FeatureSpool): AsyncGenerator<HashedLine[]> {
   if (source.bundleRecords) return hashBundleRecords(source, input, layout);
   if (source.lineRecords) {
     const lines = lineLayoutOf(source, input.fileName);
@@ -85,7 +86,7 @@ function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: st
     layout.regular = false;
     return noRecords();
   }
-  if (source.featureRecords) return hashFeatureRecords(input.stream, source.featureRecords, layout);
+  if (source.featureRecords) return hashFeatureRecords(input.stream, { ...source.featureRecords, ...(spool ? { spool } : {}) }, layout);
   return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout);
 }
 
@@ -129,11 +130,29 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
 /**
  * Hashes every record line of the artifact into the run's records table. With `incremental`
  * (a national, unforced run) and published records that describe live, also returns the lines
- * to parse: those whose hash was not published.
+ * to parse: those whose hash was not published, and for a GML file, those features already
+ * written to a file of their own (`changedFile`, removed by the caller: activities/feature-spool.ts).
  */
 export async function hashArtifactRecords(
   client: pg.PoolClient,
   request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
+): Promise<{ records: LineRecords; changedLines?: LineSet; changedFile?: ChangedFeatureSpool }> {
+  const spool = { current: undefined as ChangedFeatureSpool | undefined };
+  try {
+    const hashed = await hashAndCompare(client, request, spool);
+    if (hashed.changedLines && spool.current?.finish(hashed.changedLines)) return { ...hashed, changedFile: spool.current };
+    await spool.current?.remove();
+    return hashed;
+  } catch (error) {
+    await spool.current?.remove();
+    throw error;
+  }
+}
+
+async function hashAndCompare(
+  client: pg.PoolClient,
+  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
+  spool: { current: ChangedFeatureSpool | undefined },
 ): Promise<{ records: LineRecords; changedLines?: LineSet }> {
   const { source, runId } = request;
   const table = recordsTableName(source.id, runId);
@@ -141,10 +160,11 @@ export async function hashArtifactRecords(
   const group = recordGroupOf(source);
   await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL${group ? ', record_group text' : ''})`);
   const input = await openInput(request.artifactPath, source.zipEntry);
+  if (source.featureRecords && request.incremental) spool.current = await openFeatureSpool(client, source.id, input.fileName);
   const copy = new CopyWriter(client, table);
   let total = 0;
   const layout: RecordLayout = { regular: true };
-  for await (const lines of hashRecords(source, input, request.artifactPath, layout)) {
+  for await (const lines of hashRecords(source, input, request.artifactPath, layout, spool.current)) {
     for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
     total += lines.length;
     await copy.flush();

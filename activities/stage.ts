@@ -14,6 +14,7 @@ import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
 import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes } from './record-hashes.js';
+import type { ChangedFeatureSpool } from './feature-spool.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
@@ -119,6 +120,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
   // Rejects go over their own connection: the main one is busy with COPY.
   const rejectClient = await getPool().connect();
   let failure: Error | undefined;
+  let changedFile: ChangedFeatureSpool | undefined;
   try {
     const startedAt = await serverStartedAt(client);
     await client.query(createStagingSql(source, table));
@@ -133,8 +135,12 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     const resumable = !lines?.records.increment || resume?.linesBasedOn === lines.records.basedOn;
     const kept = await prepareStaging(client, source, table, request.runId, resumable ? resume : undefined, startedAt);
     const committedPosition = kept.position;
-    const input = await openInput(request.artifactPath, source.zipEntry);
-    const changed = lines?.changedLines ? changedRecordsOnly(source, input, lines.changedLines) : undefined;
+    changedFile = lines?.changedFile;
+    // A GML night's changed features were written aside while hashing: read from there, not from the artifact again.
+    const input = await openInput(changedFile?.filePath ?? request.artifactPath, source.zipEntry);
+    const changed = changedFile
+      ? { stream: input.stream, filePosition: lines!.changedLines!.nthInOrder() }
+      : lines?.changedLines ? changedRecordsOnly(source, input, lines.changedLines) : undefined;
     const filePosition = changed?.filePosition;
     let rows = 0;
     let rowsCommitted = kept.rows;
@@ -212,5 +218,6 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     // A connection that failed mid-COPY is not fit for reuse: release(error) discards it.
     client.release(failure);
     rejectClient.release(failure);
+    await changedFile?.remove();
   }
 }

@@ -346,17 +346,38 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
 }
 
 /**
+ * Where a night's hashing pass writes the features the parser will want, so that the file is not
+ * unzipped and scanned a second time (keepFeatures): the header, the features `keep` accepts
+ * (by number and hash) and the trailer, as keepFeatures would give them.
+ */
+export interface FeatureSpool {
+  keep(number: number, hash: string): boolean;
+  write(bytes: Buffer): void;
+}
+
+/**
  * Hashes every feature of `input` (the first 128 bits of SHA-1 over the CRS context and the
  * feature's bytes, in hex), a chunk's features at a time. `layout.regular` is final once the
- * iteration ends.
+ * iteration ends; a spool is only what keepFeatures gives while it is.
  */
-export async function* hashFeatureRecords(input: AsyncIterable<Buffer>, options: { element: string }, layout: FeatureLayout): AsyncGenerator<HashedLine[]> {
+export async function* hashFeatureRecords(
+  input: AsyncIterable<Buffer>,
+  options: { element: string; spool?: FeatureSpool },
+  layout: FeatureLayout,
+): AsyncGenerator<HashedLine[]> {
+  const { spool } = options;
   let context: Buffer = Buffer.alloc(0);
   for await (const segments of featureSegments(input, options.element, layout)) {
     const hashed: HashedLine[] = [];
     for (const segment of segments) {
+      if (segment.kind === 'feature') {
+        const record = { number: segment.number, hash: hash('sha1', Buffer.concat([context, segment.bytes]), 'hex').slice(0, 32) };
+        hashed.push(record);
+        if (spool?.keep(record.number, record.hash)) spool.write(segment.bytes);
+        continue;
+      }
       if (segment.kind === 'header') context = crsContext(segment.bytes);
-      else if (segment.kind === 'feature') hashed.push({ number: segment.number, hash: hash('sha1', Buffer.concat([context, segment.bytes]), 'hex').slice(0, 32) });
+      spool?.write(segment.bytes);
     }
     if (hashed.length) yield hashed;
   }

@@ -28,7 +28,7 @@ function isEmptyLine(line: Buffer): boolean {
  * once: carrying the unfinished line into every next chunk and searching it again made a line of
  * n chunks cost n² (a 32 MB line took 6.6 s, a file without line breaks hours).
  */
-async function* linesOf(input: AsyncIterable<Buffer>, label: string): AsyncGenerator<Array<[number, Buffer]>> {
+export async function* linesOf(input: AsyncIterable<Buffer>, label: string): AsyncGenerator<Array<[number, Buffer]>> {
   let unfinished: Buffer[] = [];
   let unfinishedLength = 0;
   let number = 0;

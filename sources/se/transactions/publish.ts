@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../../source-adapter.js';
 import { mergeTable, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
+import { isEmpty, withIndexesBuiltAfter } from '../../publish/indexes-after.js';
 import { stepTimer } from '../../publish/step-timer.js';
 
 /**
@@ -61,11 +62,20 @@ const OWNER_MERGE: TableMerge = {
   },
 };
 
-/** The sales this run rewrites (staged, and changed in live) or removes, as a relation of transaction ids. */
-function rewrittenOrGone(stagingTable: string, removedKeys: string | undefined): string {
-  const rewritten = `SELECT s.transaction_id FROM ${stagingTable} s
-    JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = s.transaction_id AND t.published_run_id = $1`;
-  return removedKeys ? `(${rewritten} UNION ALL SELECT transaction_id FROM ${removedKeys})` : `(${rewritten})`;
+/**
+ * A statement over every Swedish sale (a full stage) joins with hash joins only: the transfers
+ * were just written in this transaction, and planned from statistics of a table analyzed empty
+ * (a first load) the owners' join took a nested loop that read every party once per property
+ * (over 80 s for 62,229 sales at 0.05 × national, where the whole load took 9.6 s). A night's
+ * statements over a few properties or people keep the planner's index lookups.
+ */
+function wholeCountryHashed<T>(client: pg.PoolClient, wholeCountry: boolean, work: () => Promise<T>): Promise<T> {
+  return wholeCountry ? withHashJoins(client, work) : work();
+}
+
+/** An insert into a table that holds nothing yet (a first load) builds its secondary indexes after it (withIndexesBuiltAfter). */
+async function intoTable<T>(client: pg.PoolClient, table: string, insert: () => Promise<T>): Promise<T> {
+  return (await isEmpty(client, table)) ? withIndexesBuiltAfter(client, table, insert) : insert();
 }
 
 /**
@@ -85,11 +95,17 @@ async function collectSaleProperties(client: pg.PoolClient, stagingTable: string
   return 'pg_temp.se_sale_property';
 }
 
+/**
+ * Parties of the transactions that changed or left the register are written again from staging.
+ * A full stage finds those that left by what live lacks, and rewrites only the transactions whose
+ * row changed; a night rewrites every staged transaction's (its line changed) and the removed ones'.
+ */
 async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId: string, removedKeys: string | undefined): Promise<ChangeCounts> {
-  // Parties of transactions that changed or left the register are rewritten from the snapshot;
-  // a full stage finds those that left by what live lacks.
   const removed = removedKeys
-    ? await client.query(`DELETE FROM transaction_party tp WHERE tp.country = 'SE' AND tp.transaction_id IN ${rewrittenOrGone(stagingTable, removedKeys)}`, [runId])
+    ? await client.query(
+      `DELETE FROM transaction_party tp
+       WHERE tp.country = 'SE' AND tp.transaction_id IN (SELECT transaction_id FROM ${stagingTable} UNION ALL SELECT transaction_id FROM ${removedKeys})`,
+    )
     : await withHashJoins(client, () =>
       client.query(
         `DELETE FROM transaction_party tp
@@ -98,63 +114,62 @@ async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId
         [runId],
       ),
     );
-  const added = await client.query(
+  const rewritten = removedKeys
+    ? ''
+    : `JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = s.transaction_id AND t.published_run_id = $1`;
+  const added = await intoTable(client, 'transaction_party', () => client.query(
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, kind, person_id, birth_year, org_scheme, org_id, org_name, org_country, share_numerator, share_denominator)
      SELECT 'SE', s.transaction_id, p.role, p.ordinal, p.kind, p.person_id, p.birth_year, ${ORG_SCHEME}, p.org_id, p.org_name, p.org_country, p.share_numerator, p.share_denominator
-     FROM ${stagingTable} s
-     JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = s.transaction_id AND t.published_run_id = $1
+     FROM ${stagingTable} s ${rewritten}
      CROSS JOIN LATERAL ${PARTY_RECORD}`,
-    [runId],
-  );
+    removedKeys ? [] : [runId],
+  ));
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }
 
 /**
  * Each staged sale's spelling of its person parties replaces the one published before; the
- * spellings of sales gone go. Returns the people whose spellings changed hands, in a temporary
- * table (all of them on a full stage), and the counts.
+ * spellings of sales gone go. On a night, the people whose spellings were deleted or written
+ * are kept in a temporary table (returned), as the only people whose name may change; a full
+ * stage works out every person.
  */
-async function rewriteSpellings(client: pg.PoolClient, stagingTable: string, removedKeys: string | undefined): Promise<{ people: string; counts: ChangeCounts }> {
-  await client.query(`DROP TABLE IF EXISTS pg_temp.se_named_person`);
-  await client.query(`CREATE TEMP TABLE se_named_person (person_id text NOT NULL) ON COMMIT DROP`);
-  // Every staged sale is written again (not only those live changed): its spelling is kept even
-  // where its row was unchanged, and a first full stage after the upgrade fills the table.
-  const replaced = await client.query(
-    `WITH gone AS (
-       DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${stagingTable})
-       RETURNING n.person_id)
-     INSERT INTO se_named_person SELECT person_id FROM gone`,
-  );
-  const left = removedKeys
-    ? await client.query(
-      `WITH gone AS (
-         DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${removedKeys})
-         RETURNING n.person_id)
-       INSERT INTO se_named_person SELECT person_id FROM gone`,
-    )
-    : await withHashJoins(client, () =>
-      client.query(
-        `WITH gone AS (
-           DELETE FROM party_name n WHERE n.country = 'SE'
-             AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = n.transaction_id)
-           RETURNING n.person_id)
-         INSERT INTO se_named_person SELECT person_id FROM gone`,
-      ),
-    );
+async function rewriteSpellings(
+  client: pg.PoolClient,
+  stagingTable: string,
+  scope: PublishScope,
+  removedKeys: string | undefined,
+): Promise<{ people?: string; counts: ChangeCounts }> {
+  const people = removedKeys && 'pg_temp.se_named_person';
+  if (people) {
+    await client.query(`DROP TABLE IF EXISTS ${people}`);
+    await client.query(`CREATE TEMP TABLE se_named_person (person_id text NOT NULL) ON COMMIT DROP`);
+  }
+  const noting = (statement: string) => (people ? `WITH written AS (${statement} RETURNING person_id) INSERT INTO ${people} SELECT person_id FROM written` : statement);
+  let deleted: number;
+  if (!removedKeys && !scope.municipalities) {
+    // The whole country staged: every spelling is written again.
+    deleted = (await client.query(`DELETE FROM party_name WHERE country = 'SE'`)).rowCount ?? 0;
+  } else {
+    // Every staged sale is written again, not only those live changed: a sale whose row did not change keeps its spelling.
+    const replaced = await client.query(noting(`DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${stagingTable})`));
+    const left = removedKeys
+      ? await client.query(noting(`DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${removedKeys})`))
+      : await withHashJoins(client, () => client.query(
+        `DELETE FROM party_name n WHERE n.country = 'SE'
+           AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = n.transaction_id)`,
+      ));
+    deleted = (replaced.rowCount ?? 0) + (left.rowCount ?? 0);
+  }
   // A person named twice in one sale keeps the spelling of their first part in it (buyers before sellers).
-  const added = await client.query(
-    `WITH named AS (
-       INSERT INTO party_name (country, transaction_id, person_id, name)
-       SELECT DISTINCT ON (s.transaction_id, p.person_id) 'SE', s.transaction_id, p.person_id, p.name
-       FROM ${stagingTable} s CROSS JOIN LATERAL ${PARTY_RECORD}
-       WHERE p.kind = 'PERSON'
-       ORDER BY s.transaction_id, p.person_id, p.role, p.ordinal
-       RETURNING person_id)
-     INSERT INTO se_named_person SELECT person_id FROM named`,
-  );
-  await client.query(`ANALYZE pg_temp.se_named_person`);
-  const deleted = (replaced.rowCount ?? 0) + (left.rowCount ?? 0);
-  return { people: 'pg_temp.se_named_person', counts: { inserted: added.rowCount ?? 0, updated: 0, deleted } };
+  const added = await intoTable(client, 'party_name', () => client.query(noting(
+    `INSERT INTO party_name (country, transaction_id, person_id, name)
+     SELECT DISTINCT ON (s.transaction_id, p.person_id) 'SE', s.transaction_id, p.person_id, p.name
+     FROM ${stagingTable} s CROSS JOIN LATERAL ${PARTY_RECORD}
+     WHERE p.kind = 'PERSON'
+     ORDER BY s.transaction_id, p.person_id, p.role, p.ordinal`,
+  )));
+  if (people) await client.query(`ANALYZE ${people}`);
+  return { ...(people ? { people } : {}), counts: { inserted: added.rowCount ?? 0, updated: 0, deleted } };
 }
 
 /**
@@ -165,7 +180,7 @@ async function rewriteSpellings(client: pg.PoolClient, stagingTable: string, rem
  */
 async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: string, properties: string | undefined): Promise<ChangeCounts> {
   await client.query(`DROP TABLE IF EXISTS pg_temp.se_owner_snapshot`);
-  await client.query(
+  await wholeCountryHashed(client, !properties, () => client.query(
     `CREATE TEMP TABLE se_owner_snapshot ON COMMIT DROP AS
      WITH latest AS (
        SELECT DISTINCT ON (t.cadastre_id) t.transaction_id, t.cadastre_id, t.share_numerator, t.share_denominator, t.registered_at
@@ -178,10 +193,13 @@ async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: st
               p.org_id, p.org_name, p.org_country,
               coalesce(p.share_numerator, t.share_numerator) AS share_numerator, coalesce(p.share_denominator, t.share_denominator) AS share_denominator,
               t.registered_at
-       FROM latest t JOIN transaction_party p ON p.country = 'SE' AND p.transaction_id = t.transaction_id AND p.role = 'BUYER'
+       FROM latest t CROSS JOIN LATERAL (
+         SELECT * FROM transaction_party p WHERE p.country = 'SE' AND p.transaction_id = t.transaction_id AND p.role = 'BUYER'
+         -- A night's few properties look their buyers up by key (a fence against hashing every party).
+         ${properties ? 'OFFSET 0' : ''}) p
      )
      SELECT o.*, md5(row(o.*)::text)::uuid AS row_hash FROM owners o`,
-  );
+  ));
   await client.query(`ANALYZE pg_temp.se_owner_snapshot (owner_key, row_hash)`);
   // On a night, the owners of the recomputed properties that the snapshot no longer has leave;
   // every other property's owners stay as they are.
@@ -193,19 +211,20 @@ async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: st
 }
 
 /**
- * A person's name is their spelling in their latest sale (by inskrivningsdag, then id). Only
- * `people` (those whose spellings this run changed) are worked out; one no sale names any
- * longer leaves, with their name. On a full stage, every Swedish person no sale names leaves.
+ * A person's name is their spelling in their latest sale (by inskrivningsdag, then id). With
+ * `people` (a night: those whose spellings this run changed), only they are worked out, else
+ * every Swedish person; one no sale names any longer leaves, with their name.
  */
-async function mergePeople(client: pg.PoolClient, runId: string, people: string, night: boolean): Promise<ChangeCounts> {
+async function mergePeople(client: pg.PoolClient, runId: string, people: string | undefined): Promise<ChangeCounts> {
+  const night = people !== undefined;
   await client.query(`DROP TABLE IF EXISTS pg_temp.se_person_snapshot`);
-  await client.query(
+  await wholeCountryHashed(client, !night, () => client.query(
     `CREATE TEMP TABLE se_person_snapshot ON COMMIT DROP AS
      SELECT DISTINCT ON (n.person_id) n.person_id, n.name, md5(n.name)::uuid AS row_hash
      FROM party_name n JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = n.transaction_id
-     WHERE n.country = 'SE' AND n.person_id IN (SELECT person_id FROM ${people})
+     WHERE n.country = 'SE'${night ? ` AND n.person_id IN (SELECT person_id FROM ${people})` : ''}
      ORDER BY n.person_id, t.registered_at DESC, t.transaction_id DESC`,
-  );
+  ));
   const updated = await client.query(
     `UPDATE person live SET name = s.name, row_hash = s.row_hash, published_run_id = $1, updated_at = now()
      FROM pg_temp.se_person_snapshot s WHERE live.country = 'SE' AND live.person_id = s.person_id AND live.row_hash <> s.row_hash`,
@@ -217,8 +236,7 @@ async function mergePeople(client: pg.PoolClient, runId: string, people: string,
      WHERE NOT EXISTS (SELECT 1 FROM person live WHERE live.country = 'SE' AND live.person_id = s.person_id)`,
     [runId],
   );
-  // The spellings were just rewritten in this transaction: their statistics are stale.
-  const deleted = await withHashJoins(client, () =>
+  const deleted = await wholeCountryHashed(client, !night, () =>
     client.query(
       `DELETE FROM person live
        WHERE live.country = 'SE'${night ? ` AND live.person_id IN (SELECT person_id FROM ${people})` : ''}
@@ -234,9 +252,9 @@ export async function publishTransactions({ client, stagingTable, runId, removed
   const transactions = await timed('property_transaction', () =>
     mergeTable(client, stagingTable, TRANSACTION_MERGE, scope, runId, { timer: { timed, steps }, ...(removedKeys ? { removedKeys } : {}) }));
   const parties = await timed('transaction_party', () => rewriteParties(client, stagingTable, runId, removedKeys));
-  const spellings = await timed('party_name', () => rewriteSpellings(client, stagingTable, removedKeys));
+  const spellings = await timed('party_name', () => rewriteSpellings(client, stagingTable, scope, removedKeys));
   const owners = await timed('owner', () => mergeOwners(client, scope, runId, properties));
-  const people = await timed('person', () => mergePeople(client, runId, spellings.people, Boolean(removedKeys)));
+  const people = await timed('person', () => mergePeople(client, runId, spellings.people));
   return {
     ...transactions,
     tables: { property_transaction: transactions, transaction_party: parties, party_name: spellings.counts, owner: owners, person: people },
