@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../../source-adapter.js';
-import { mergeTable, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
+import { mergeTable, withHashJoins, withKeyLookups, type TableMerge } from '../../publish/merge-table.js';
 import { isEmpty, withIndexesBuiltAfter } from '../../publish/indexes-after.js';
 import { stepTimer } from '../../publish/step-timer.js';
 
@@ -67,10 +67,10 @@ const OWNER_MERGE: TableMerge = {
  * were just written in this transaction, and planned from statistics of a table analyzed empty
  * (a first load) the owners' join took a nested loop that read every party once per property
  * (over 80 s for 62,229 sales at 0.05 × national, where the whole load took 9.6 s). A night's
- * statements over a few properties or people keep the planner's index lookups.
+ * statements over a few properties or people look them up by key (withKeyLookups).
  */
-function wholeCountryHashed<T>(client: pg.PoolClient, wholeCountry: boolean, work: () => Promise<T>): Promise<T> {
-  return wholeCountry ? withHashJoins(client, work) : work();
+function planned<T>(client: pg.PoolClient, wholeCountry: boolean, work: () => Promise<T>): Promise<T> {
+  return wholeCountry ? withHashJoins(client, work) : withKeyLookups(client, work);
 }
 
 /** An insert into a table that holds nothing yet (a first load) builds its secondary indexes after it (withIndexesBuiltAfter). */
@@ -102,10 +102,10 @@ async function collectSaleProperties(client: pg.PoolClient, stagingTable: string
  */
 async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId: string, removedKeys: string | undefined): Promise<ChangeCounts> {
   const removed = removedKeys
-    ? await client.query(
+    ? await withKeyLookups(client, () => client.query(
       `DELETE FROM transaction_party tp
        WHERE tp.country = 'SE' AND tp.transaction_id IN (SELECT transaction_id FROM ${stagingTable} UNION ALL SELECT transaction_id FROM ${removedKeys})`,
-    )
+    ))
     : await withHashJoins(client, () =>
       client.query(
         `DELETE FROM transaction_party tp
@@ -151,9 +151,10 @@ async function rewriteSpellings(
     deleted = (await client.query(`DELETE FROM party_name WHERE country = 'SE'`)).rowCount ?? 0;
   } else {
     // Every staged sale is written again, not only those live changed: a sale whose row did not change keeps its spelling.
-    const replaced = await client.query(noting(`DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${stagingTable})`));
+    const replaced = await planned(client, !removedKeys, () =>
+      client.query(noting(`DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${stagingTable})`)));
     const left = removedKeys
-      ? await client.query(noting(`DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${removedKeys})`))
+      ? await withKeyLookups(client, () => client.query(noting(`DELETE FROM party_name n WHERE n.country = 'SE' AND n.transaction_id IN (SELECT transaction_id FROM ${removedKeys})`)))
       : await withHashJoins(client, () => client.query(
         `DELETE FROM party_name n WHERE n.country = 'SE'
            AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = 'SE' AND t.transaction_id = n.transaction_id)`,
@@ -180,7 +181,7 @@ async function rewriteSpellings(
  */
 async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: string, properties: string | undefined): Promise<ChangeCounts> {
   await client.query(`DROP TABLE IF EXISTS pg_temp.se_owner_snapshot`);
-  await wholeCountryHashed(client, !properties, () => client.query(
+  await planned(client, !properties, () => client.query(
     `CREATE TEMP TABLE se_owner_snapshot ON COMMIT DROP AS
      WITH latest AS (
        SELECT DISTINCT ON (t.cadastre_id) t.transaction_id, t.cadastre_id, t.share_numerator, t.share_denominator, t.registered_at
@@ -193,10 +194,7 @@ async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: st
               p.org_id, p.org_name, p.org_country,
               coalesce(p.share_numerator, t.share_numerator) AS share_numerator, coalesce(p.share_denominator, t.share_denominator) AS share_denominator,
               t.registered_at
-       FROM latest t CROSS JOIN LATERAL (
-         SELECT * FROM transaction_party p WHERE p.country = 'SE' AND p.transaction_id = t.transaction_id AND p.role = 'BUYER'
-         -- A night's few properties look their buyers up by key (a fence against hashing every party).
-         ${properties ? 'OFFSET 0' : ''}) p
+       FROM latest t JOIN transaction_party p ON p.country = 'SE' AND p.transaction_id = t.transaction_id AND p.role = 'BUYER'
      )
      SELECT o.*, md5(row(o.*)::text)::uuid AS row_hash FROM owners o`,
   ));
@@ -218,25 +216,25 @@ async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: st
 async function mergePeople(client: pg.PoolClient, runId: string, people: string | undefined): Promise<ChangeCounts> {
   const night = people !== undefined;
   await client.query(`DROP TABLE IF EXISTS pg_temp.se_person_snapshot`);
-  await wholeCountryHashed(client, !night, () => client.query(
+  await planned(client, !night, () => client.query(
     `CREATE TEMP TABLE se_person_snapshot ON COMMIT DROP AS
      SELECT DISTINCT ON (n.person_id) n.person_id, n.name, md5(n.name)::uuid AS row_hash
      FROM party_name n JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = n.transaction_id
      WHERE n.country = 'SE'${night ? ` AND n.person_id IN (SELECT person_id FROM ${people})` : ''}
      ORDER BY n.person_id, t.registered_at DESC, t.transaction_id DESC`,
   ));
-  const updated = await client.query(
+  const updated = await planned(client, !night, () => client.query(
     `UPDATE person live SET name = s.name, row_hash = s.row_hash, published_run_id = $1, updated_at = now()
      FROM pg_temp.se_person_snapshot s WHERE live.country = 'SE' AND live.person_id = s.person_id AND live.row_hash <> s.row_hash`,
     [runId],
-  );
-  const inserted = await client.query(
+  ));
+  const inserted = await planned(client, !night, () => client.query(
     `INSERT INTO person (country, person_id, name, row_hash, published_run_id)
      SELECT 'SE', s.person_id, s.name, s.row_hash, $1 FROM pg_temp.se_person_snapshot s
      WHERE NOT EXISTS (SELECT 1 FROM person live WHERE live.country = 'SE' AND live.person_id = s.person_id)`,
     [runId],
-  );
-  const deleted = await wholeCountryHashed(client, !night, () =>
+  ));
+  const deleted = await planned(client, !night, () =>
     client.query(
       `DELETE FROM person live
        WHERE live.country = 'SE'${night ? ` AND live.person_id IN (SELECT person_id FROM ${people})` : ''}
