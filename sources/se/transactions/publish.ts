@@ -238,7 +238,10 @@ async function mergePeople(client: pg.PoolClient, runId: string, people: string 
     client.query(
       `DELETE FROM person live
        WHERE live.country = 'SE'${night ? ` AND live.person_id IN (SELECT person_id FROM ${people})` : ''}
-         AND NOT EXISTS (SELECT 1 FROM party_name n WHERE n.country = 'SE' AND n.person_id = live.person_id)`,
+         AND NOT EXISTS (SELECT 1 FROM party_name n WHERE n.country = 'SE' AND n.person_id = live.person_id)
+         -- A store from before party_name whose first run is a regional extract has spellings for that region only.
+         AND NOT EXISTS (SELECT 1 FROM transaction_party tp WHERE tp.country = 'SE' AND tp.person_id = live.person_id)
+         AND NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = 'SE' AND o.person_id = live.person_id)`,
     ),
   );
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };

@@ -152,4 +152,19 @@ describe('se-transactions backfill through the worker', () => {
     expect((await pipeline.pool.query(`SELECT cadastre_id FROM owner WHERE country = 'SE' ORDER BY 1`)).rows.map((r) => r.cadastre_id)).toEqual(['0180_KUNGSHOLMEN_1_2', '2480_ÖSTERMALM_7_12']);
     expect((await pipeline.pool.query(`SELECT person_id FROM person WHERE country = 'SE' ORDER BY 1`)).rows.map((r) => r.person_id)).toEqual(['p-1', 'p-2', 'p-5', 'p-6']);
   });
+
+  it('keeps every person of a store published before the sales\' spellings were kept when its first run is a municipality extract', async () => {
+    // A store from before party_name (schema/1764001800000): no spellings, no published line hashes.
+    await pipeline.pool.query(`DELETE FROM party_name WHERE country = 'SE'`);
+    await pipeline.pool.query(`DELETE FROM source_record WHERE source_id = 'se-transactions'`);
+    const people = async () => (await pipeline.pool.query(`SELECT person_id, name FROM person WHERE country = 'SE' ORDER BY 1`)).rows;
+    const before = await people();
+    const umea = (await fixture(SALES)).toString('utf8').split('\n')
+      .filter((line) => line.includes('"kommunkod": "2480"') && !line.includes('LM-2025-002480-1') && line.includes('"kopId": "LM-'));
+    const extract = await bundleOf('fastighetspriser_2480_umea.tar', `${umea.join('\n')}\n`);
+    const summary = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-transactions', input: extract, force: true });
+    expect(sourceOf(summary, 'se-transactions')).toMatchObject({ outcome: 'published', updated: 1 });
+    // Stockholm's people have no spelling kept yet, and still their names.
+    expect(await people()).toEqual(before);
+  });
 });
