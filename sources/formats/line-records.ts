@@ -63,7 +63,7 @@ export interface RecordLayout {
 export interface HashedLine {
   /** The line's number in the file (1-based). */
   number: number;
-  /** The first 128 bits of SHA-1 of the header line and this line, in hex (a uuid to PostgreSQL). */
+  /** The first 128 bits of SHA-1 of the salt (where given), the header line and this line, in hex (a uuid to PostgreSQL). */
   hash: string;
   /** The record's group where its source declares one (SourceAdapter's `RecordGroup`). */
   group?: string | null;
