@@ -65,16 +65,24 @@ export async function holdStage(scenario: ScenarioDatabase, run: StartedRun, sou
   const table = stagingTableName(sourceId, run.runId);
   // The lock is asked for as soon as the table exists and kept once rows are committed: it is
   // granted when the chunk in flight commits, ahead of the next chunk's COPY. Counting first
-  // and locking after left a window in which a loaded machine staged the rest of the file.
+  // and locking after left a window in which a loaded machine staged the rest of the file; so
+  // did a new connection for every try (a clean-clone CI run again found validation waiting):
+  // one session tries again and again, each try a transaction of its own.
+  const session = await openTransaction(scenario.url);
+  await session.client.query('ROLLBACK');
   const { lock, rows } = await waitFor(`committed rows in ${table}, and its lock`, async () => {
-    const exists = await scenario.pool.query<{ t: string | null }>(`SELECT to_regclass($1)::text AS t`, [table]);
+    const exists = await session.client.query<{ t: string | null }>(`SELECT to_regclass($1)::text AS t`, [table]);
     if (!exists.rows[0].t) return false;
-    const held = await lockTable(scenario.url, table);
-    const committed = (await held.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
-    if (committed > 0) return { lock: held, rows: committed };
-    await held.release();
+    await session.client.query('BEGIN');
+    await session.client.query(`LOCK TABLE ${table} IN SHARE MODE`);
+    const committed = (await session.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
+    if (committed > 0) return { lock: session, rows: committed };
+    await session.client.query('ROLLBACK');
     return false;
-  }, 120_000, { intervalMs: 10 });
+  }, 120_000, { intervalMs: 2 }).catch(async (error) => {
+    await session.release();
+    throw error;
+  });
   const waiting = await waitUntilBlockedOn(scenario, table);
   if (!/^\s*COPY\b/i.test(waiting)) {
     await lock.release();
