@@ -92,12 +92,18 @@ export async function mergeTable(
  * ran for minutes without end). Only for statements whose every join is such an anti-join: the
  * setting applies to the whole statement, correlated subqueries included.
  */
-export async function withHashJoins<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
-  await client.query(`SELECT set_config('enable_nestloop', 'off', true)`);
+export function withHashJoins<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  return withJoinMethodsOff(client, ['nestloop'], work);
+}
+
+/** Runs `work` with the planner's join methods `off` disabled in the transaction, then enabled again. */
+async function withJoinMethodsOff<T>(client: pg.PoolClient, off: string[], work: () => Promise<T>): Promise<T> {
+  const set = (value: 'on' | 'off') => client.query(`SELECT ${off.map((method) => `set_config('enable_${method}', '${value}', true)`).join(', ')}`);
+  await set('off');
   try {
     return await work();
   } finally {
-    await client.query(`SELECT set_config('enable_nestloop', 'on', true)`);
+    await set('on');
   }
 }
 
@@ -108,13 +114,8 @@ export async function withHashJoins<T>(client: pg.PoolClient, work: () => Promis
  * 0.05 x for a person update that changed nothing); only for statements whose every join has an
  * index on its key.
  */
-export async function withKeyLookups<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
-  await client.query(`SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`);
-  try {
-    return await work();
-  } finally {
-    await client.query(`SELECT set_config('enable_hashjoin', 'on', true), set_config('enable_mergejoin', 'on', true)`);
-  }
+export function withKeyLookups<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  return withJoinMethodsOff(client, ['hashjoin', 'mergejoin'], work);
 }
 
 export async function countLiveRows(client: pg.PoolClient, liveTable: string, scope: PublishScope): Promise<number> {
