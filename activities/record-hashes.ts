@@ -7,8 +7,9 @@ import { encodeCell } from '../lib/copy-text.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
 import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { blankLinesExcept, hashLineRecords, LineSet, type HashedLine, type RecordLayout } from '../sources/formats/line-records.js';
-import { hashFeatureRecords, keepFeatures, type FeatureSpool } from '../sources/formats/gml-feature-records.js';
+import { hashFeatureRecords, keepFeatures } from '../sources/formats/gml-feature-records.js';
 import { hashGeoPackageRows } from '../sources/formats/geopackage-records.js';
+import type { GeoPackageFile } from '../sources/formats/geopackage-input.js';
 import { memberPosition, readBundle } from '../sources/formats/bundle.js';
 import type { ChangeCounts, GroupKey, LineLayout, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
@@ -76,8 +77,25 @@ async function* hashBundleRecords(source: SourceAdapter, input: OpenedInput, lay
   }
 }
 
+/**
+ * A data file the hash pass extracted from the artifact (a zipped GeoPackage), left for the
+ * parse to read in place of the artifact; whoever reads it last removes it.
+ */
+export interface ExtractedDataFile {
+  path: string;
+  /** The data file's own name (the zip entry's), which parsers read meaning from (se-building: the municipality). */
+  fileName: string;
+  remove(): Promise<void>;
+}
+
+interface HashPassFiles {
+  spool?: ChangedFeatureSpool;
+  extracted?: ExtractedDataFile;
+}
+
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
-function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout, spool?: FeatureSpool): AsyncGenerator<HashedLine[]> {
+function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout, files: HashPassFiles): AsyncGenerator<HashedLine[]> {
+  const spool = files.spool;
   if (source.bundleRecords) return hashBundleRecords(source, input, layout);
   if (source.lineRecords) {
     const lines = lineLayoutOf(source, input.fileName);
@@ -87,7 +105,10 @@ function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: st
     return noRecords();
   }
   if (source.featureRecords) return hashFeatureRecords(input.stream, { ...source.featureRecords, ...(spool ? { spool } : {}) }, layout);
-  return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout);
+  const keepFile = (file: GeoPackageFile) => {
+    if (file.path !== artifactPath) files.extracted = { path: file.path, fileName: input.fileName, remove: file.cleanup };
+  };
+  return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout, { keepFile });
 }
 
 /**
@@ -131,20 +152,23 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
  * Hashes every record line of the artifact into the run's records table. With `incremental`
  * (a national, unforced run) and published records that describe live, also returns the lines
  * to parse: those whose hash was not published, and for a GML file, those features already
- * written to a file of their own (`changedFile`, removed by the caller: activities/feature-spool.ts).
+ * written to a file of their own (`changedFile`, activities/feature-spool.ts). A zipped
+ * GeoPackage comes back extracted (`extractedFile`). The caller removes both files.
  */
 export async function hashArtifactRecords(
   client: pg.PoolClient,
   request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
-): Promise<{ records: LineRecords; changedLines?: LineSet; changedFile?: ChangedFeatureSpool }> {
-  const spool = { current: undefined as ChangedFeatureSpool | undefined };
+): Promise<{ records: LineRecords; changedLines?: LineSet; changedFile?: ChangedFeatureSpool; extractedFile?: ExtractedDataFile }> {
+  const files: HashPassFiles = {};
   try {
-    const hashed = await hashAndCompare(client, request, spool);
-    if (hashed.changedLines && spool.current?.finish(hashed.changedLines)) return { ...hashed, changedFile: spool.current };
-    await spool.current?.remove();
-    return hashed;
+    const hashed = await hashAndCompare(client, request, files);
+    const extracted = files.extracted ? { extractedFile: files.extracted } : {};
+    if (hashed.changedLines && files.spool?.finish(hashed.changedLines)) return { ...hashed, changedFile: files.spool, ...extracted };
+    await files.spool?.remove();
+    return { ...hashed, ...extracted };
   } catch (error) {
-    await spool.current?.remove();
+    await files.spool?.remove();
+    await files.extracted?.remove();
     throw error;
   }
 }
@@ -152,7 +176,7 @@ export async function hashArtifactRecords(
 async function hashAndCompare(
   client: pg.PoolClient,
   request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
-  spool: { current: ChangedFeatureSpool | undefined },
+  files: HashPassFiles,
 ): Promise<{ records: LineRecords; changedLines?: LineSet }> {
   const { source, runId } = request;
   const table = recordsTableName(source.id, runId);
@@ -160,11 +184,11 @@ async function hashAndCompare(
   const group = recordGroupOf(source);
   await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL${group ? ', record_group text' : ''})`);
   const input = await openInput(request.artifactPath, source.zipEntry);
-  if (source.featureRecords && request.incremental) spool.current = await openFeatureSpool(client, source.id, input.fileName);
+  if (source.featureRecords && request.incremental) files.spool = await openFeatureSpool(client, source.id, input.fileName);
   const copy = new CopyWriter(client, table);
   let total = 0;
   const layout: RecordLayout = { regular: true };
-  for await (const lines of hashRecords(source, input, request.artifactPath, layout, spool.current)) {
+  for await (const lines of hashRecords(source, input, request.artifactPath, layout, files)) {
     for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
     total += lines.length;
     await copy.flush();

@@ -13,7 +13,7 @@ import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
-import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes } from './record-hashes.js';
+import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes, type ExtractedDataFile } from './record-hashes.js';
 import type { ChangedFeatureSpool } from './feature-spool.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
@@ -121,6 +121,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
   const rejectClient = await getPool().connect();
   let failure: Error | undefined;
   let changedFile: ChangedFeatureSpool | undefined;
+  let extractedFile: ExtractedDataFile | undefined;
   try {
     const startedAt = await serverStartedAt(client);
     await client.query(createStagingSql(source, table));
@@ -131,13 +132,17 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
         incremental: !request.force && !request.wholeFile && request.input !== undefined && inputCoversCountry(source, request.input),
       }), () => latest)
       : undefined;
+    changedFile = lines?.changedFile;
+    extractedFile = lines?.extractedFile;
     // An increment resumes only against the publish its committed chunks were chosen against.
     const resumable = !lines?.records.increment || resume?.linesBasedOn === lines.records.basedOn;
     const kept = await prepareStaging(client, source, table, request.runId, resumable ? resume : undefined, startedAt);
     const committedPosition = kept.position;
-    changedFile = lines?.changedFile;
-    // A GML night's changed features were written aside while hashing: read from there, not from the artifact again.
-    const input = await openInput(changedFile?.filePath ?? request.artifactPath, source.zipEntry);
+    // A GML night's changed features were written aside while hashing, a zipped GeoPackage
+    // extracted: read from there, not from the artifact again.
+    const artifactPath = extractedFile?.path ?? request.artifactPath;
+    const opened = await openInput(changedFile?.filePath ?? artifactPath, source.zipEntry);
+    const input = extractedFile ? { ...opened, fileName: extractedFile.fileName } : opened;
     const changed = changedFile
       ? { stream: input.stream, filePosition: lines!.changedLines!.nthInOrder() }
       : lines?.changedLines ? changedRecordsOnly(source, input, lines.changedLines) : undefined;
@@ -171,7 +176,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
 
     // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
     await withHeartbeat(async () => {
-      const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath: request.artifactPath, keepPosition: changed?.keepPosition });
+      const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath, keepPosition: changed?.keepPosition });
       for await (const records of parsed(parse, input, filePosition !== undefined)) {
         for (const record of records) {
           if (filePosition) record.position = filePosition(record.position);
@@ -219,5 +224,6 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     client.release(failure);
     rejectClient.release(failure);
     await changedFile?.remove();
+    await extractedFile?.remove();
   }
 }

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ParseContext, RecordGroup } from '../source-adapter.js';
 import { GeoPackage } from './geopackage.js';
-import { geoPackageFile, plannedLayer, type LayerSpec } from './geopackage-input.js';
+import { geoPackageFile, plannedLayer, type GeoPackageFile, type LayerSpec } from './geopackage-input.js';
 import type { HashedLine, RecordLayout } from './line-records.js';
 
 /**
@@ -30,15 +30,21 @@ function valueText(value: unknown): string {
  * Hashes every row of the layer `spec` names (the first 128 bits of SHA-1 over the columns'
  * names, the values and the geometry blob), a batch of rows at a time, with the row's group
  * where `spec` names one. `layout.regular` is final once the iteration ends.
+ *
+ * A zipped GeoPackage is extracted to be read. With `keepFile`, an iteration that ends hands
+ * the extracted file to it (the caller parses from it and removes it) instead of removing it:
+ * extracting it again for the parse cost as much as the hashing (docs/scaling.md).
  */
 export async function* hashGeoPackageRows(
   input: Readable,
   context: ParseContext,
   spec: LayerSpec & { group?: RecordGroup },
   layout: RowLayout,
-  batchSize = 5000,
+  options: { batchSize?: number; keepFile?: (file: GeoPackageFile) => void } = {},
 ): AsyncGenerator<HashedLine[]> {
+  const { batchSize = 5000, keepFile } = options;
   const file = await geoPackageFile(input, context);
+  let handedOver = false;
   try {
     const gpkg = GeoPackage.open(file.path, context.fileName);
     try {
@@ -70,7 +76,11 @@ export async function* hashGeoPackageRows(
     } finally {
       gpkg.close();
     }
+    if (keepFile) {
+      keepFile(file);
+      handedOver = true;
+    }
   } finally {
-    await file.cleanup();
+    if (!handedOver) await file.cleanup();
   }
 }

@@ -5,7 +5,7 @@
  * of the same file does.
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { runBackfill, sourceOf } from '../support/runs.js';
 import { tablesDigest } from '../support/live-snapshot.js';
 import { readZip, tempDir } from '../sample/helpers.js';
 import { GeoPackage } from '../../sources/formats/geopackage.js';
-import { writeTarBundle } from '../sources/se/tar-bundle.js';
+import { writeTarBundle, zipOf } from '../sources/se/tar-bundle.js';
 import { readBundle } from '../../sources/formats/bundle.js';
 import { hashArtifactRecords } from '../../activities/record-hashes.js';
 import { openFeatureSpool } from '../../activities/feature-spool.js';
@@ -331,6 +331,47 @@ describe('a night of a source with record hashes', () => {
     const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file, force: true }), sourceId);
     expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
     expect(await tablesDigest(pipeline.pool, ['building'], 'SE')).toEqual(published);
+  });
+
+  it('se-building: a zipped GeoPackage is extracted once, by the hash pass, and publishes what the plain file does', async () => {
+    // Runs after the tests above: live holds se-building from night 1 (and the test above's edit); night 2 changes some parts.
+    const source = getSource('se-building');
+    const gpkg = await readFile(input(nights[2], source.id));
+    const zipPath = path.join(await tempDir('record-hashes-zipped-gpkg'), 'byggnad_sverige_gpkg.zip');
+    // The data file inside a folder, as Lantmäteriet's downloads hold it: se-building reads the municipality from its name.
+    await writeFile(zipPath, await zipOf([{ name: 'lantmateriet/byggnad_sverige.gpkg', content: gpkg }]));
+
+    const runId = `extract-${Date.now()}`;
+    const client = await pipeline.pool.connect();
+    try {
+      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath: zipPath, stagingTable: 'unused', incremental: true });
+      const extracted = hashed.extractedFile!;
+      expect(extracted).toBeDefined();
+      expect(extracted.fileName).toBe('byggnad_sverige.gpkg');
+      expect((await readFile(extracted.path)).equals(gpkg)).toBe(true);
+      await extracted.remove();
+      expect(existsSync(extracted.path)).toBe(false);
+      // A plain GeoPackage is read where it lies: nothing extracted.
+      const plain = await hashArtifactRecords(client, { source, runId, artifactPath: input(nights[2], source.id), stagingTable: 'unused', incremental: true });
+      expect(plain.extractedFile).toBeUndefined();
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${recordsTableName(source.id, runId)}`);
+      client.release();
+    }
+
+    // A zip is a delivery per municipality (here holding them all): staged whole, from the copy the hash pass extracted.
+    const zipped = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: source.id, input: zipPath }), source.id);
+    expect(zipped.outcome).toBe('published');
+    expect(zipped.rowsStaged + zipped.rowsRejected).toBe(zipped.rowsRead);
+    expect(zipped.inserted + zipped.updated + zipped.deleted).toBeGreaterThan(0);
+    const published = await tablesDigest(pipeline.pool, ['building'], 'SE');
+    // The plain national file of the same night, staged whole, finds nothing to change.
+    const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: source.id, input: input(nights[2], source.id), force: true }), source.id);
+    expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
+    expect(await tablesDigest(pipeline.pool, ['building'], 'SE')).toEqual(published);
+    // No extracted copy is left beside any artifact.
+    const leftOver = (await readdir(pipeline.dataDir, { recursive: true })).filter((name) => String(name).endsWith('.byggnad_sverige.gpkg'));
+    expect(leftOver).toEqual([]);
   });
 
   it('se-business: a night that changes one file\'s record of an organisation, or removes one, rebuilds the company from all its files', async () => {

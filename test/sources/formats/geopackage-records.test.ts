@@ -31,7 +31,7 @@ function layer(name: string, rows: [string, number | null, number][]): string {
 async function hashes(file: string): Promise<{ hashed: HashedLine[]; layout: RowLayout }> {
   const layout: RowLayout = { regular: true };
   const hashed: HashedLine[] = [];
-  for await (const batch of hashGeoPackageRows(createReadStream(file), { fileName: path.basename(file), artifactPath: file }, SPEC, layout, 2)) hashed.push(...batch);
+  for await (const batch of hashGeoPackageRows(createReadStream(file), { fileName: path.basename(file), artifactPath: file }, SPEC, layout, { batchSize: 2 })) hashed.push(...batch);
   return { hashed, layout };
 }
 
