@@ -130,6 +130,21 @@ describe('se-transactions backfill through the worker', () => {
     expect(rejects).toContainEqual(expect.stringMatching(/duplicate key transaction_id=LM-2024-000101/));
   });
 
+  it('a night whose code table comes after the sales fails with the parser\'s reason, live untouched', async () => {
+    // Live holds the bundle and its sales' hashes. A code table after the sales could change what
+    // a sale before it means: the hash pass gives up on reading the sales apart, and the parser,
+    // reading the bundle whole, refuses a sale whose code tables have not all come before it.
+    const before = await digest();
+    const members = await Promise.all(CODE_TABLES.map(async (table) => ({ name: `koder/${table}`, content: await fixture(table) })));
+    const late = await writeTarBundle(path.join(await mkdtemp(path.join(dir, 'late-')), 'fastighetspriser_0000_sverige.tar'), [
+      ...members.slice(0, 3), { name: SALES, content: await fixture(SALES) }, members[3],
+    ]);
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-transactions', input: late }), 'se-transactions');
+    expect(night.outcome).toBe('failed');
+    expect(night.error).toMatch(/code table\(s\) K_OTYP missing before fastighetspriser\.jsonl; a sale cannot be checked without them/);
+    expect(await digest()).toBe(before);
+  });
+
   it('changes nothing on the same input; a municipality extract replaces only that municipality', async () => {
     const before = await digest();
     const again = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: 'se-transactions', input: bundle });
