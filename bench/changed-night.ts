@@ -51,7 +51,9 @@ const USAGE = `usage: npm run bench -- --changed-night [--scale S] [--runs N] [-
   --out FILE      the report whose section ${NIGHT_SECTION} is written (default BENCHMARKS.md)
   --skip-refresh  only the per-source loads, not the whole nightly refresh
   --source ID     only this source (repeatable), and the sources it reads (dependsOn), loaded first;
-                  no whole refresh; the report goes to .data/bench/ unless --out names a file`;
+                  no whole refresh; the report goes to .data/bench/ unless --out names a file
+  --keep-database leave the last store (database ${DATABASE}: the whole refresh's night, or the last
+                  source's) in place at the end, to look into its run ledger and statements`;
 
 const log = (line: string) => process.stderr.write(`[bench:night ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -62,6 +64,7 @@ interface NightOptions {
   night: number;
   out: string;
   skipRefresh: boolean;
+  keepDatabase: boolean;
   /** `--source`: the sources to measure, in registry order, with those they read; undefined for every source. */
   only?: string[];
 }
@@ -90,6 +93,7 @@ function parseNightOptions(argv: string[]): NightOptions {
       night: { type: 'string' },
       out: { type: 'string' },
       'skip-refresh': { type: 'boolean', default: false },
+      'keep-database': { type: 'boolean', default: false },
       source: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -113,6 +117,7 @@ function parseNightOptions(argv: string[]): NightOptions {
     out: values.out ? path.resolve(values.out) : defaultOut,
     // The whole refresh is of every source.
     skipRefresh: (values['skip-refresh'] ?? false) || only !== undefined,
+    keepDatabase: values['keep-database'] ?? false,
     ...(only ? { only } : {}),
   };
 }
@@ -276,7 +281,8 @@ async function main(): Promise<void> {
     await pipeline?.close().catch(() => undefined);
     await server?.stop().catch(() => undefined);
     await pool?.end().catch(() => undefined);
-    await dropBenchDatabase(DATABASE).catch((error) => log(`could not drop ${DATABASE}: ${(error as Error).message}`));
+    if (options.keepDatabase) log(`database ${DATABASE} left in place (--keep-database)`);
+    else await dropBenchDatabase(DATABASE).catch((error) => log(`could not drop ${DATABASE}: ${(error as Error).message}`));
   }
 }
 
