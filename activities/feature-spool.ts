@@ -1,6 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -60,11 +59,10 @@ export interface ChangedFeatureSpool extends FeatureSpool {
   remove(): Promise<void>;
 }
 
-/** A spool of the features whose hash `sourceId` has not published, in a temporary folder; none before its first publish. */
-export async function openFeatureSpool(client: pg.PoolClient, sourceId: string, fileName: string): Promise<ChangedFeatureSpool | undefined> {
+/** A spool of the features whose hash `sourceId` has not published, in `folder` (the stage's scratch folder); none before its first publish. */
+export async function openFeatureSpool(client: pg.PoolClient, sourceId: string, fileName: string, folder: string): Promise<ChangedFeatureSpool | undefined> {
   const published = await publishedPrefixes(client, sourceId);
   if (published.length === 0) return undefined;
-  const folder = await mkdtemp(path.join(os.tmpdir(), 'nordprop-changed-features-'));
   const filePath = path.join(folder, path.basename(fileName));
   let fd: number | undefined = openSync(filePath, 'w');
   const spooled: number[] = [];
@@ -88,7 +86,7 @@ export async function openFeatureSpool(client: pg.PoolClient, sourceId: string, 
     async remove() {
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
-      await rm(folder, { recursive: true, force: true });
+      await rm(filePath, { force: true });
     },
   };
 }

@@ -94,7 +94,7 @@ interface HashPassFiles {
 }
 
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
-function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, layout: RecordLayout, files: HashPassFiles): AsyncGenerator<HashedLine[]> {
+function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, scratchDir: string, layout: RecordLayout, files: HashPassFiles): AsyncGenerator<HashedLine[]> {
   const spool = files.spool;
   if (source.bundleRecords) return hashBundleRecords(source, input, layout);
   if (source.lineRecords) {
@@ -108,7 +108,7 @@ function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: st
   const keepFile = (file: GeoPackageFile) => {
     if (file.path !== artifactPath) files.extracted = { path: file.path, fileName: input.fileName, remove: file.cleanup };
   };
-  return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath }, source.geoPackageRecords!, layout, { keepFile });
+  return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath, scratchDir }, source.geoPackageRecords!, layout, { keepFile });
 }
 
 /**
@@ -153,11 +153,12 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
  * (a national, unforced run) and published records that describe live, also returns the lines
  * to parse: those whose hash was not published, and for a GML file, those features already
  * written to a file of their own (`changedFile`, activities/feature-spool.ts). A zipped
- * GeoPackage comes back extracted (`extractedFile`). The caller removes both files.
+ * GeoPackage comes back extracted (`extractedFile`). Both are written in `scratchDir`
+ * (activities/stage-scratch.ts); the caller removes them.
  */
 export async function hashArtifactRecords(
   client: pg.PoolClient,
-  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
+  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean; scratchDir: string },
 ): Promise<{ records: LineRecords; changedLines?: LineSet; changedFile?: ChangedFeatureSpool; extractedFile?: ExtractedDataFile }> {
   const files: HashPassFiles = {};
   try {
@@ -175,7 +176,7 @@ export async function hashArtifactRecords(
 
 async function hashAndCompare(
   client: pg.PoolClient,
-  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean },
+  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean; scratchDir: string },
   files: HashPassFiles,
 ): Promise<{ records: LineRecords; changedLines?: LineSet }> {
   const { source, runId } = request;
@@ -184,11 +185,11 @@ async function hashAndCompare(
   const group = recordGroupOf(source);
   await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL${group ? ', record_group text' : ''})`);
   const input = await openInput(request.artifactPath, source.zipEntry);
-  if (source.featureRecords && request.incremental) files.spool = await openFeatureSpool(client, source.id, input.fileName);
+  if (source.featureRecords && request.incremental) files.spool = await openFeatureSpool(client, source.id, input.fileName, request.scratchDir);
   const copy = new CopyWriter(client, table);
   let total = 0;
   const layout: RecordLayout = { regular: true };
-  for await (const lines of hashRecords(source, input, request.artifactPath, layout, files)) {
+  for await (const lines of hashRecords(source, input, request.artifactPath, request.scratchDir, layout, files)) {
     for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
     total += lines.length;
     await copy.flush();

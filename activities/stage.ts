@@ -15,6 +15,7 @@ import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
 import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes, type ExtractedDataFile } from './record-hashes.js';
 import type { ChangedFeatureSpool } from './feature-spool.js';
+import { openStageScratch, type StageScratch } from './stage-scratch.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
@@ -109,7 +110,7 @@ export async function stageArtifact(request: StageRequest): Promise<StagedSnapsh
 
 async function stage(request: StageRequest, resume: ProgressDetails | undefined): Promise<StagedSnapshot> {
   const started = performance.now();
-  const { stageChunkRows } = loadConfig();
+  const { stageChunkRows, dataDir } = loadConfig();
   const source = getSource(request.sourceId);
   const table = stagingTableName(source.id, request.runId);
   const columns = stagingColumnList(source);
@@ -122,13 +123,17 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
   let failure: Error | undefined;
   let changedFile: ChangedFeatureSpool | undefined;
   let extractedFile: ExtractedDataFile | undefined;
+  let scratch: StageScratch | undefined;
   try {
+    // Emptied first: a retried attempt removes what a killed one left.
+    scratch = await openStageScratch(getPool(), dataDir, source.id, request.runId);
+    const scratchDir = scratch.folder;
     const startedAt = await serverStartedAt(client);
     await client.query(createStagingSql(source, table));
     // Hashing a national file's lines takes seconds: beat meanwhile, keeping the resume position.
     const lines = hasRecordHashes(source)
       ? await withHeartbeat(() => hashArtifactRecords(client, {
-        source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table,
+        source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table, scratchDir,
         incremental: !request.force && !request.wholeFile && request.input !== undefined && inputCoversCountry(source, request.input),
       }), () => latest)
       : undefined;
@@ -176,7 +181,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
 
     // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
     await withHeartbeat(async () => {
-      const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath, keepPosition: changed?.keepPosition });
+      const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath, scratchDir, keepPosition: changed?.keepPosition });
       for await (const records of parsed(parse, input, filePosition !== undefined)) {
         for (const record of records) {
           if (filePosition) record.position = filePosition(record.position);
@@ -225,5 +230,6 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     rejectClient.release(failure);
     await changedFile?.remove();
     await extractedFile?.remove();
+    await scratch?.remove();
   }
 }

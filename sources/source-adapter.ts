@@ -67,6 +67,11 @@ export interface ParseContext {
    */
   artifactPath?: string;
   /**
+   * A folder of the stage's own for files a format must write (a zipped GeoPackage extracted for
+   * SQLite); removed when the stage ends. Without it, such a file is written beside the artifact.
+   */
+  scratchDir?: string;
+  /**
    * A night of a source with record hashes whose records are rows (`geoPackageRecords`) or a
    * bundle's lines (`bundleRecords`): the positions to parse; every other record is unchanged
    * since the last publish and is skipped.

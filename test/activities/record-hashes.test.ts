@@ -205,22 +205,24 @@ describe('a night of a source with record hashes', () => {
     const runId = `spool-${Date.now()}`;
     const client = await pipeline.pool.connect();
     try {
-      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath, stagingTable: 'unused', incremental: true });
+      const scratchDir = await tempDir('record-hashes-spool');
+      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath, stagingTable: 'unused', incremental: true, scratchDir });
       const changed = [...hashed.changedLines!];
       expect(changed.length).toBeGreaterThan(0);
       const spool = hashed.changedFile!;
       expect(spool).toBeDefined();
+      expect(path.dirname(spool.filePath)).toBe(scratchDir);
       const opened = await openInput(artifactPath, source.zipEntry);
       const kept: Buffer[] = [];
       for await (const bytes of keepFeatures(opened.stream, { element: 'Teig', keep: (number) => hashed.changedLines!.has(number) })) kept.push(bytes);
       const secondPass = Buffer.concat(kept);
       expect((await readFile(spool.filePath)).equals(secondPass)).toBe(true);
       await spool.remove();
-      expect(existsSync(path.dirname(spool.filePath))).toBe(false);
+      expect(existsSync(spool.filePath)).toBe(false);
 
       // A feature the database finds new but the spool passed over (two hashes alike in their first 48 bits) sends the night back to the second pass.
       const published = await client.query<{ hash: string }>(`SELECT record_hash::text AS hash FROM source_record WHERE source_id = $1 LIMIT 1`, [source.id]);
-      const check = (await openFeatureSpool(client, source.id, 'check.gml'))!;
+      const check = (await openFeatureSpool(client, source.id, 'check.gml', scratchDir))!;
       expect(check.keep(1, published.rows[0].hash.replace(/-/g, ''))).toBe(false);
       expect(check.keep(2, 'f'.repeat(32))).toBe(true);
       const found = new LineSet();
@@ -342,17 +344,20 @@ describe('a night of a source with record hashes', () => {
     await writeFile(zipPath, await zipOf([{ name: 'lantmateriet/byggnad_sverige.gpkg', content: gpkg }]));
 
     const runId = `extract-${Date.now()}`;
+    const scratchDir = await tempDir('record-hashes-extract');
     const client = await pipeline.pool.connect();
     try {
-      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath: zipPath, stagingTable: 'unused', incremental: true });
+      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath: zipPath, stagingTable: 'unused', incremental: true, scratchDir });
       const extracted = hashed.extractedFile!;
       expect(extracted).toBeDefined();
       expect(extracted.fileName).toBe('byggnad_sverige.gpkg');
+      // Into the stage's scratch folder, not beside the artifact (the operator's folder, for a file given by path).
+      expect(path.dirname(extracted.path)).toBe(scratchDir);
       expect((await readFile(extracted.path)).equals(gpkg)).toBe(true);
       await extracted.remove();
       expect(existsSync(extracted.path)).toBe(false);
       // A plain GeoPackage is read where it lies: nothing extracted.
-      const plain = await hashArtifactRecords(client, { source, runId, artifactPath: input(nights[2], source.id), stagingTable: 'unused', incremental: true });
+      const plain = await hashArtifactRecords(client, { source, runId, artifactPath: input(nights[2], source.id), stagingTable: 'unused', incremental: true, scratchDir });
       expect(plain.extractedFile).toBeUndefined();
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${recordsTableName(source.id, runId)}`);
@@ -369,9 +374,9 @@ describe('a night of a source with record hashes', () => {
     const full = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: source.id, input: input(nights[2], source.id), force: true }), source.id);
     expect(full).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
     expect(await tablesDigest(pipeline.pool, ['building'], 'SE')).toEqual(published);
-    // No extracted copy is left beside any artifact.
-    const leftOver = (await readdir(pipeline.dataDir, { recursive: true })).filter((name) => String(name).endsWith('.byggnad_sverige.gpkg'));
-    expect(leftOver).toEqual([]);
+    // Nothing is left in the worker's scratch folder, nor beside the zip.
+    expect(await readdir(path.join(pipeline.dataDir, 'scratch')).catch(() => [])).toEqual([]);
+    expect(await readdir(path.dirname(zipPath))).toEqual([path.basename(zipPath)]);
   });
 
   it('se-business: a night that changes one file\'s record of an organisation, or removes one, rebuilds the company from all its files', async () => {

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingTableName } from '../../activities/staging-table.js';
@@ -42,6 +44,8 @@ describe.concurrent('faults of one run, each in a database and worker of its own
     const s = await scenario('kill-stage', onTestFinished);
     const run = await s.backfill(stack.inputs.b);
     const hold = await holdStage(s, run);
+    const scratchOfStage = path.join(s.dataDir, 'scratch', run.runId, 'no-address');
+    expect(existsSync(scratchOfStage), 'the stage\'s scratch folder while it stages').toBe(true);
     await s.worker.kill();
     await hold.release();
     await s.worker.start();
@@ -52,6 +56,8 @@ describe.concurrent('faults of one run, each in a database and worker of its own
     expect(activities.filter((a) => a.type === 'downloadArtifact').length, 'downloads').toBe(1);
     expect(activities.filter((a) => a.type === 'stageArtifact').map((a) => [a.outcome, a.attempt > 1]), 'the stage, retried').toEqual([['completed', true]]);
     expect(s.worker.output(), 'the retried stage resumed after the committed chunks').not.toMatch(/staging again from the start/);
+    // The killed attempt's scratch folder (test/activities/stage-scratch.test.ts) went with the retry's.
+    expect(await readdir(path.join(s.dataDir, 'scratch')).catch(() => []), 'scratch folders left').toEqual([]);
   }, 6 * MINUTE);
 
   it('worker SIGKILLed inside the publish transaction: a new worker finishes the run and publishes B', async ({ onTestFinished }) => {
