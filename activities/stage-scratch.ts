@@ -1,6 +1,7 @@
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
+import { runningSourceRuns } from '../lib/run-ledger.js';
 
 /**
  * A folder of a stage's own in the worker's data folder, `scratch/<run>/<source>`, for the
@@ -55,13 +56,7 @@ async function removeFinished(pool: pg.Pool, root: string): Promise<void> {
   for (const runId of await listFolders(root)) {
     for (const sourceId of await listFolders(path.join(root, runId))) folders.push({ runId, sourceId });
   }
-  if (!folders.length) return;
-  const running = await pool.query<{ run_id: string; source_id: string }>(
-    `SELECT run_id, source_id FROM source_run
-     WHERE (run_id, source_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND outcome = 'running'`,
-    [folders.map((f) => f.runId), folders.map((f) => f.sourceId)],
-  );
-  const keep = new Set(running.rows.map((row) => `${row.run_id}/${row.source_id}`));
+  const keep = await runningSourceRuns(pool, folders);
   for (const { runId, sourceId } of folders) {
     if (keep.has(`${runId}/${sourceId}`)) continue;
     await rm(path.join(root, runId, sourceId), { recursive: true, force: true });

@@ -275,6 +275,17 @@ export async function lastPublishedRun(db: Db, sourceId: string): Promise<string
   return result.rows[0]?.run_id;
 }
 
+/** Of the (run, source) entries given, those still `running`, as `run/source`. */
+export async function runningSourceRuns(db: Db, entries: { runId: string; sourceId: string }[]): Promise<Set<string>> {
+  if (!entries.length) return new Set();
+  const result = await db.query<{ run_id: string; source_id: string }>(
+    `SELECT run_id, source_id FROM source_run
+     WHERE (run_id, source_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND outcome = 'running'`,
+    [entries.map((entry) => entry.runId), entries.map((entry) => entry.sourceId)],
+  );
+  return new Set(result.rows.map((row) => `${row.run_id}/${row.source_id}`));
+}
+
 export async function sourceHasRuns(db: Db, sourceId: string): Promise<boolean> {
   return Boolean((await db.query(`SELECT 1 FROM source_run WHERE source_id = $1 LIMIT 1`, [sourceId])).rowCount);
 }
