@@ -51,7 +51,7 @@ async function* noRecords(): AsyncGenerator<HashedLine[]> {}
  * context members before it; a member of no known layout, or a context member after a data
  * member, stops it (staged whole).
  */
-async function* hashBundleRecords(source: SourceAdapter, input: OpenedInput, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
+async function* hashBundleRecords(source: SourceAdapter, input: OpenedInput, scratchDir: string, layout: RecordLayout): AsyncGenerator<HashedLine[]> {
   const spec = source.bundleRecords!;
   const context = createHash('sha1');
   let salt: Buffer | undefined;
@@ -60,7 +60,7 @@ async function* hashBundleRecords(source: SourceAdapter, input: OpenedInput, lay
     layout.regular = false;
     input.stream.destroy();
   };
-  for await (const member of readBundle(input.stream, input.fileName, { dataFile: spec.dataFile })) {
+  for await (const member of readBundle(input.stream, input.fileName, { dataFile: spec.dataFile, scratchDir })) {
     if (spec.context?.(member.name)) {
       if (dataSeen) return stop();
       context.update(`${member.name}\n`);
@@ -96,7 +96,7 @@ interface HashPassFiles {
 /** `layout.regular` is cleared when the records cannot be parsed apart (see each format). */
 function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: string, scratchDir: string, layout: RecordLayout, files: HashPassFiles): AsyncGenerator<HashedLine[]> {
   const spool = files.spool;
-  if (source.bundleRecords) return hashBundleRecords(source, input, layout);
+  if (source.bundleRecords) return hashBundleRecords(source, input, scratchDir, layout);
   if (source.lineRecords) {
     const lines = lineLayoutOf(source, input.fileName);
     if (lines) return hashLineRecords(input.stream, { ...lines, label: input.fileName }, layout);

@@ -60,10 +60,11 @@ function nextEntry(zip: yauzl.ZipFile, label: string): Promise<yauzl.Entry | nul
 /**
  * Every data file of a zip member, in archive order: a register's zip may hold its file in
  * parts (SCB's `scb_bulkfil_JE_<time>_<n>.txt`), and reading only the first would drop the rest.
- * The member is spooled to a temporary file first (yauzl needs random access).
+ * The member is spooled to a file first (yauzl needs random access): in the stage's scratch
+ * folder (ParseContext.scratchDir) when there is one, else in a temporary folder.
  */
-async function* zipMemberFiles(stream: Readable, name: string, dataFile: RegExp): AsyncGenerator<{ fileName: string; stream: Readable }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-bundle-'));
+async function* zipMemberFiles(stream: Readable, name: string, dataFile: RegExp, scratchDir?: string): AsyncGenerator<{ fileName: string; stream: Readable }> {
+  const dir = scratchDir ? await mkdtemp(path.join(scratchDir, 'zip-member-')) : await mkdtemp(path.join(os.tmpdir(), 'nordprop-bundle-'));
   try {
     const spooled = path.join(dir, name);
     await pipeline(stream, createWriteStream(spooled));
@@ -90,11 +91,18 @@ async function* zipMemberFiles(stream: Readable, name: string, dataFile: RegExp)
   }
 }
 
+export interface BundleOptions {
+  /** The members that are data files (the others are skipped). */
+  dataFile: RegExp;
+  /** Where a zip member is spooled (ParseContext.scratchDir); a temporary folder without it. */
+  scratchDir?: string;
+}
+
 /**
  * Yields the bundle's files in order. Each member's stream must be read to its end (or
  * abandoned by returning) before the next one is asked for: tar is sequential.
  */
-export async function* readBundle(input: Readable, fileName: string, options: { dataFile: RegExp }): AsyncGenerator<BundleMember> {
+export async function* readBundle(input: Readable, fileName: string, options: BundleOptions): AsyncGenerator<BundleMember> {
   if (!isTarName(fileName)) {
     yield { name: fileName, ordinal: 0, stream: input };
     return;
@@ -127,7 +135,7 @@ export async function* readBundle(input: Readable, fileName: string, options: { 
       const bad = (error: unknown) => readFailure(extractError ?? error, { input, label: fileName, problem: 'is not a readable tar bundle (truncated or corrupt?)', at: `in member ${member} (${name})` });
       const stream = readFrom(Readable.from(memberBytes(entry, bad)), input);
       if (/\.zip$/i.test(name)) {
-        for await (const inner of zipMemberFiles(stream, name, options.dataFile)) yield { name: inner.fileName, ordinal: ordinal++, stream: inner.stream };
+        for await (const inner of zipMemberFiles(stream, name, options.dataFile, options.scratchDir)) yield { name: inner.fileName, ordinal: ordinal++, stream: inner.stream };
         continue;
       }
       yield { name, ordinal: ordinal++, stream };
@@ -181,7 +189,7 @@ export async function* inMember(member: BundleMember, records: AsyncIterable<Par
 export async function* readBundleRecords(
   input: Readable,
   fileName: string,
-  options: { dataFile: RegExp },
+  options: BundleOptions,
   readMember: (name: string, stream: Readable) => AsyncIterable<ParsedRecord[]>,
 ): AsyncGenerator<ParsedRecord[]> {
   for await (const member of readBundle(input, fileName, options)) {

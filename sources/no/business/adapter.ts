@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { inMember, isTarName, readBundle } from '../../formats/bundle.js';
 import { InputFormatError } from '../../formats/input-error.js';
 import { gunzipIfCompressed, peekBytes } from '../../formats/gzip-input.js';
-import type { FetchChangesContext, FetchedChanges, ParsedRecord, SourceAdapter } from '../../source-adapter.js';
+import type { FetchChangesContext, FetchedChanges, ParseContext, ParsedRecord, SourceAdapter } from '../../source-adapter.js';
 import { CHANGES_FILE, readBusinessChanges } from './changes.js';
 import { readBusinessCsv } from './parse-csv.js';
 import { fetchBusinessChanges, readFeedCursors } from './feed.js';
@@ -26,12 +26,12 @@ const DOWNLOAD_FILE = /\.(json|csv)(\.gz)?$/i;
  * A full download, or a tar bundle of both (`enheter_alle.json.gz` + `underenheter_alle.json.gz`,
  * one artifact for a run that loads both kinds), or the changes file of a feed run.
  */
-async function* parseBusiness(input: Readable, { fileName }: { fileName: string }): AsyncGenerator<ParsedRecord[]> {
+async function* parseBusiness(input: Readable, { fileName, scratchDir }: ParseContext): AsyncGenerator<ParsedRecord[]> {
   if (CHANGES_FILE.test(fileName)) {
     yield* readBusinessChanges(input, { label: fileName });
     return;
   }
-  for await (const member of readBundle(input, fileName, { dataFile: DOWNLOAD_FILE })) {
+  for await (const member of readBundle(input, fileName, { dataFile: DOWNLOAD_FILE, scratchDir })) {
     const records = parseDownload(member.stream, member.name);
     // In a bundle, positions run on across members and a reason names the member.
     yield* isTarName(fileName) ? inMember(member, records) : records;

@@ -14,8 +14,8 @@ import { readMunicipalityBoundaries } from './municipality-boundaries.js';
 import { RegisterValueError } from '../register-value.js';
 import { nationalByFileName } from '../../input-scope.js';
 
-function readMember(name: string, stream: Readable): AsyncIterable<ParsedRecord[]> {
-  if (/\.gpkg$/i.test(name)) return readMunicipalityBoundaries(stream, name);
+function readMember(name: string, stream: Readable, scratchDir: string | undefined): AsyncIterable<ParsedRecord[]> {
+  if (/\.gpkg$/i.test(name)) return readMunicipalityBoundaries(stream, name, scratchDir);
   if (/\.(csv|txt)$/i.test(name)) {
     return readHeaderedRecords(utf8Text(stream, name), {
       delimiter: ';', quote: '"', label: name,
@@ -52,7 +52,8 @@ export const seArea: SourceAdapter = {
   zipEntry: /\.(tar|gpkg|csv|jsonl)$/i,
   stagingColumns: [...AREA_STAGING_COLUMNS],
   keyColumns: ['record_kind', 'record_key'],
-  parse: (input, { fileName }) => readBundleRecords(input, fileName, { dataFile: /\.(gpkg|csv|txt|jsonl|ndjson)$/i }, readMember),
+  parse: (input, { fileName, scratchDir }) =>
+    readBundleRecords(input, fileName, { dataFile: /\.(gpkg|csv|txt|jsonl|ndjson)$/i, scratchDir }, (name, stream) => readMember(name, stream, scratchDir)),
   repairStaged: (context) => repairInvalidPolygons(context),
   countLive: countLiveAreas,
   publish: publishAreas,

@@ -60,6 +60,6 @@ function municipalityReading(gpkg: GeoPackage, fileName: string): LayerReading {
   return { layer, columns: [codeColumn, nameColumn], toRecord };
 }
 
-export function readMunicipalityBoundaries(stream: Readable, fileName: string): AsyncGenerator<ParsedRecord[]> {
-  return readGeoPackage(stream, { fileName }, (gpkg) => municipalityReading(gpkg, fileName), BATCH);
+export function readMunicipalityBoundaries(stream: Readable, fileName: string, scratchDir?: string): AsyncGenerator<ParsedRecord[]> {
+  return readGeoPackage(stream, { fileName, ...(scratchDir ? { scratchDir } : {}) }, (gpkg) => municipalityReading(gpkg, fileName), BATCH);
 }

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { inboxPath } from '../../inbox.js';
-import type { BundleMemberRecords, ParsedRecord, SourceAdapter } from '../../source-adapter.js';
+import type { BundleMemberRecords, ParseContext, ParsedRecord, SourceAdapter } from '../../source-adapter.js';
 import { inMember, keptLinesOf, readBundle } from '../../formats/bundle.js';
 import { readHeaderedRecords } from '../../formats/delimited.js';
 import { InputFormatError } from '../../formats/input-error.js';
@@ -58,9 +58,9 @@ function readMember(kind: MemberKind, name: string, stream: Readable): AsyncIter
 }
 
 /** On a night (`keepPosition`), only the lines of the organisations with a changed record are parsed. */
-async function* readBusiness(input: Readable, fileName: string, keepPosition?: (position: number) => boolean): AsyncGenerator<ParsedRecord[]> {
+async function* readBusiness(input: Readable, { fileName, keepPosition, scratchDir }: ParseContext): AsyncGenerator<ParsedRecord[]> {
   const seen = new Set<MemberKind>();
-  for await (const member of readBundle(input, fileName, { dataFile: DATA_FILE })) {
+  for await (const member of readBundle(input, fileName, { dataFile: DATA_FILE, scratchDir })) {
     const kind = memberKind(member.name);
     seen.add(kind);
     yield* inMember(member, readMember(kind, member.name, keptLinesOf(member, { header: MEMBER_RECORDS[kind].header, keepPosition })));
@@ -90,7 +90,7 @@ export const seBusiness: SourceAdapter = {
   zipEntry: /\.(tar|txt)$/i,
   stagingColumns: [...COMPANY_STAGING_COLUMNS],
   keyColumns: ['record_kind', 'record_key'],
-  parse: (input, { fileName, keepPosition }) => readBusiness(input, fileName, keepPosition),
+  parse: readBusiness,
   bundleRecords: {
     dataFile: DATA_FILE,
     member: (name) => {

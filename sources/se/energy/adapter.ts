@@ -100,7 +100,7 @@ export const seEnergy: SourceAdapter = {
   // One declaration per line: the API's answers as JSON Lines, the extract as a quoted CSV. A
   // tar of several files is staged whole (its lines are not the bundle's records).
   lineRecords: (fileName) => (isTarName(fileName) ? undefined : /\.(jsonl|ndjson)$/i.test(fileName) ? { header: false } : { header: true, quote: '"' }),
-  parse: (input, { fileName }) => readBundleRecords(input, fileName, { dataFile: /\.(jsonl|ndjson|csv|txt)$/i }, readMember),
+  parse: (input, { fileName, scratchDir }) => readBundleRecords(input, fileName, { dataFile: /\.(jsonl|ndjson|csv|txt)$/i, scratchDir }, readMember),
   countLive: (client, scope) => countLiveRows(client, 'energy_certificate', scope),
   publish: publishInto(ENERGY_MERGE),
 };

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { inboxPath } from '../../inbox.js';
-import type { ParsedRecord, SourceAdapter } from '../../source-adapter.js';
+import type { ParseContext, ParsedRecord, SourceAdapter } from '../../source-adapter.js';
 import { inMember, keptLinesOf, readBundle } from '../../formats/bundle.js';
 import { InputFormatError } from '../../formats/input-error.js';
 import { readJsonLines } from '../../formats/json-lines.js';
@@ -17,10 +17,10 @@ const SALES_FILE = /\.(jsonl|ndjson)$/i;
  * Code tables first (they are small), then the sales, each checked against them. On a night
  * (`keepPosition`), only the changed sales are parsed; the code tables always are.
  */
-async function* readPriceExtract(input: Readable, fileName: string, keepPosition?: (position: number) => boolean): AsyncGenerator<ParsedRecord[]> {
+async function* readPriceExtract(input: Readable, { fileName, keepPosition, scratchDir }: ParseContext): AsyncGenerator<ParsedRecord[]> {
   const codes = new Map<CodeTableName, Map<string, string>>();
   let records = 0;
-  for await (const member of readBundle(input, fileName, { dataFile: DATA_FILE })) {
+  for await (const member of readBundle(input, fileName, { dataFile: DATA_FILE, scratchDir })) {
     const table = codeTableOf(member.name);
     if (table) {
       if (records) throw new InputFormatError(`${fileName}: code table ${member.name} comes after the sales; the code tables must precede them in the bundle`);
@@ -61,7 +61,7 @@ export const seTransactions: SourceAdapter = {
   zipEntry: /\.(tar|jsonl)$/i,
   stagingColumns: TRANSACTION_STAGING_COLUMNS,
   keyColumns: ['transaction_id'],
-  parse: (input, { fileName, keepPosition }) => readPriceExtract(input, fileName, keepPosition),
+  parse: readPriceExtract,
   // A sale is one line; the code tables before it name its codes, so a changed table reads as every sale changed.
   bundleRecords: {
     dataFile: DATA_FILE,

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,19 @@ describe('se-business parsers', () => {
     expect(rejects.map((r) => withoutPlace(r.reason))).toEqual(direct.rejects.map((r) => withoutPlace(r.reason)));
     // The second part's rows are read too, and its rejects name that part.
     expect(rejects.filter((r) => r.reason.startsWith('scb_bulkfil_JE_20261115T000000_2.txt line '))).toHaveLength(3);
+
+    // In a stage, a zip is spooled (for random access) into the stage's scratch folder, not /tmp, and removed after.
+    const scratchDir = await mkdtemp(path.join(dir, 'scratch-'));
+    const seenInScratch = new Set<string>();
+    let staged = 0;
+    for await (const batch of seBusiness.parse(createReadStream(downloads), { fileName: 'downloads.tar', artifactPath: downloads, scratchDir })) {
+      for (const name of await readdir(scratchDir)) seenInScratch.add(name);
+      staged += batch.length;
+    }
+    expect(staged).toBe(parsed.length + rejects.length);
+    expect(seenInScratch.size).toBeGreaterThan(0);
+    expect([...seenInScratch].every((name) => name.startsWith('zip-member-'))).toBe(true);
+    expect(await readdir(scratchDir)).toEqual([]);
   });
 
   it('fails a bundle without the Bolagsverket file, and a file of unknown header', async () => {
