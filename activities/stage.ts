@@ -13,8 +13,7 @@ import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
-import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes, type ExtractedDataFile } from './record-hashes.js';
-import type { ChangedFeatureSpool } from './feature-spool.js';
+import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes } from './record-hashes.js';
 import { openStageScratch, type StageScratch } from './stage-scratch.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
@@ -121,8 +120,6 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
   // Rejects go over their own connection: the main one is busy with COPY.
   const rejectClient = await getPool().connect();
   let failure: Error | undefined;
-  let changedFile: ChangedFeatureSpool | undefined;
-  let extractedFile: ExtractedDataFile | undefined;
   let scratch: StageScratch | undefined;
   try {
     // Emptied first: a retried attempt removes what a killed one left.
@@ -137,8 +134,9 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
         incremental: !request.force && !request.wholeFile && request.input !== undefined && inputCoversCountry(source, request.input),
       }), () => latest)
       : undefined;
-    changedFile = lines?.changedFile;
-    extractedFile = lines?.extractedFile;
+    // Both live in the scratch folder, which goes when the stage ends.
+    const changedFile = lines?.changedFile;
+    const extractedFile = lines?.extractedFile;
     // An increment resumes only against the publish its committed chunks were chosen against.
     const resumable = !lines?.records.increment || resume?.linesBasedOn === lines.records.basedOn;
     const kept = await prepareStaging(client, source, table, request.runId, resumable ? resume : undefined, startedAt);
@@ -228,8 +226,6 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     // A connection that failed mid-COPY is not fit for reuse: release(error) discards it.
     client.release(failure);
     rejectClient.release(failure);
-    await changedFile?.remove();
-    await extractedFile?.remove();
     await scratch?.remove();
   }
 }

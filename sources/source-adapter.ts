@@ -68,7 +68,7 @@ export interface ParseContext {
   artifactPath?: string;
   /**
    * A folder of the stage's own for files a format must write (a zipped GeoPackage extracted for
-   * SQLite); removed when the stage ends. Without it, such a file is written beside the artifact.
+   * SQLite); removed when the stage ends. Without it, such a file goes to a temporary folder.
    */
   scratchDir?: string;
   /**

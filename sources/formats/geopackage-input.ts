@@ -2,7 +2,9 @@
  * A register GeoPackage as the stage activity hands it over: a byte stream of the data file
  * (a zip entry, or the download itself) plus the artifact's path. SQLite needs a file, so a
  * plain .gpkg download is opened where it lies, and a zipped one is extracted into the stage's
- * scratch folder (ParseContext.scratchDir; without one, next to the artifact) and removed afterwards.
+ * scratch folder (ParseContext.scratchDir; without one, a temporary folder of its own) and
+ * removed afterwards. Never beside the artifact: for a file given by path, that is the
+ * operator's folder.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,15 +26,11 @@ export async function geoPackageFile(input: Readable, context: ParseContext): Pr
     input.destroy(); // the artifact is the GeoPackage itself; nothing to copy
     return { path: context.artifactPath, cleanup: async () => undefined };
   }
-  const ownFolder = !context.scratchDir && !context.artifactPath;
-  const target = context.scratchDir
-    ? path.join(context.scratchDir, path.basename(context.fileName))
-    : context.artifactPath
-      ? `${context.artifactPath}.${path.basename(context.fileName)}`
-      : path.join(await mkdtemp(path.join(tmpdir(), 'nordprop-gpkg-')), path.basename(context.fileName));
+  const folder = context.scratchDir ?? (await mkdtemp(path.join(tmpdir(), 'nordprop-gpkg-')));
+  const target = path.join(folder, path.basename(context.fileName));
   const cleanup = async () => {
     await rm(target, { force: true });
-    if (ownFolder) await rm(path.dirname(target), { recursive: true, force: true });
+    if (!context.scratchDir) await rm(folder, { recursive: true, force: true });
   };
   try {
     await pipeline(input, createWriteStream(target));
