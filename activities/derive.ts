@@ -6,7 +6,7 @@ import { inputsFingerprint } from '../derive/inputs-fingerprint.js';
 import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import type { DerivedDatasetId } from '../derive/dataset.js';
 import { COUNTRIES, type Country } from '../lib/domain/country.js';
-import { closeSourceRunUnchanged, insertRun, insertSourceRun, lastDerivedInputs, lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
+import { closeSourceRunUnchanged, insertRun, insertSourceRun, lastDerivedDurations, lastDerivedInputs, lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
 import { getSourceRunSummary, recordDuration } from './ledger.js';
 import { withHeartbeat } from './heartbeat.js';
 import { assertStagingIntact, stagingFingerprint } from './staging-table.js';
@@ -20,6 +20,8 @@ export interface PlannedDerivation {
   /** Its ledger id (`derive-no-tenants`). */
   ledgerId: string;
   dependsOn: DerivedDatasetId[];
+  /** Its last computation's time (compute and publish), ms; none when never computed. The workflow runs the longest chains first. */
+  lastMs?: number;
 }
 
 export interface DeriveRequest {
@@ -34,7 +36,7 @@ export interface DeriveRequest {
 
 /**
  * Records a derive run in the run ledger (kind `derive`) and returns what it computes: for each
- * country, the datasets in dependency order.
+ * country, the datasets in dependency order, each with its last computation's time.
  */
 export async function planDerive(input: { runId: string; workflowId: string; countries?: readonly Country[]; datasets?: string[] }): Promise<PlannedDerivation[]> {
   const datasets = selectDatasets(input.datasets);
@@ -43,7 +45,8 @@ export async function planDerive(input: { runId: string; workflowId: string; cou
     datasets.map((d) => ({ datasetId: d.id, country, ledgerId: deriveLedgerId(d.id, country), dependsOn: d.dependsOn ?? [] })),
   );
   await insertRun(getPool(), { runId: input.runId, kind: 'derive', workflowId: input.workflowId, sources: planned.map((p) => p.ledgerId), forced: false });
-  return planned;
+  const lastMs = await lastDerivedDurations(getPool(), planned.map((p) => p.ledgerId));
+  return planned.map((p) => (lastMs.has(p.ledgerId) ? { ...p, lastMs: lastMs.get(p.ledgerId) } : p));
 }
 
 const stagingOf = (request: Pick<DeriveRequest, 'runId' | 'datasetId' | 'country'>) => stagingTableName(deriveLedgerId(request.datasetId, request.country), request.runId);

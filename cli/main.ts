@@ -119,11 +119,14 @@ program
   .addOption(new Option('--dataset <id...>', `only these datasets (${DATASET_IDS.join(', ')}); repeatable`).argParser(many(datasetId)))
   .addOption(country('only this country'))
   .addOption(new Option('--as-of <date>', 'the day to compute for, YYYY-MM-DD (default today)').argParser(calendarDate))
+  .addOption(new Option('--concurrency <n>', 'datasets computed at once (default 2; more where more workers and database cores serve the run)').argParser(wholeNumber({ min: 1, max: 64 })))
   .option('--wait', 'wait for the run and print its summary')
   .addOption(reconnectTimeout())
   .addOption(json())
   .action(
-    run((o) => deriveCommand({ datasets: o.dataset, country: o.country, asOf: o.asOf, wait: !!o.wait, reconnectTimeoutMs: o.reconnectTimeout, json: !!o.json })),
+    run((o) =>
+      deriveCommand({ datasets: o.dataset, country: o.country, asOf: o.asOf, concurrency: o.concurrency, wait: !!o.wait, reconnectTimeoutMs: o.reconnectTimeout, json: !!o.json }),
+    ),
   );
 
 program

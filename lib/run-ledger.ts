@@ -245,6 +245,23 @@ export async function lastDerivedInputs(db: Db, ledgerId: string, runId: string)
 }
 
 /**
+ * Per derived dataset (by ledger id), how long its last computation took, compute and publish
+ * in milliseconds: what the derive workflow orders the datasets by. A dataset never computed
+ * has no entry.
+ */
+export async function lastDerivedDurations(db: Db, ledgerIds: string[]): Promise<Map<string, number>> {
+  const result = await db.query<{ source_id: string; ms: number }>(
+    `SELECT DISTINCT ON (source_id) source_id,
+            (coalesce((durations_ms->>'compute')::float8, 0) + coalesce((durations_ms->>'publish')::float8, 0)) AS ms
+     FROM source_run
+     WHERE source_id = ANY($1::text[]) AND outcome = 'published' AND durations_ms ? 'compute'
+     ORDER BY source_id, finished_at DESC`,
+    [ledgerIds],
+  );
+  return new Map(result.rows.map((row) => [row.source_id, Number(row.ms)]));
+}
+
+/**
  * A digest of when each source of the country last published a change, and each of the given
  * derived datasets (by ledger id); null when none has.
  */

@@ -1,4 +1,4 @@
-import { isCancellation, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import { BOOKKEEPING } from './activity-options.js';
 import type { RunSummary, SourceRunSummary } from '../activities/types.js';
@@ -9,6 +9,7 @@ import { formatRunId } from './run-id.js';
 import { dispatchPendingEvents } from './deliver-dispatch.js';
 import { describeError } from '../lib/describe-error.js';
 import { finishWithOutcome } from './finish-run.js';
+import { DEFAULT_DERIVE_CONCURRENCY, runInDependencyOrder } from './derive-order.js';
 
 // A dataset is one long set-based computation and one merge: no heartbeat progress to resume
 // from, so a retry computes again (idempotent: the publish checks the ledger first).
@@ -30,14 +31,17 @@ export interface DeriveInput {
   asOf?: string;
   /** Skip each dataset whose inputs are unchanged since its last computation (the nightly refresh's default). */
   skipUnchanged?: boolean;
+  /** Datasets computed at once (DEFAULT_DERIVE_CONCURRENCY when omitted): more where more workers and database cores serve the run. */
+  concurrency?: number;
 }
 
 export const deriveWorkflowId = (runId: string) => `derive-${runId}`;
 
 /**
- * Computes the derived datasets: the countries side by side, and within a country each dataset
- * after the ones it reads. A failed dataset is ledgered and the others carry on; a dataset whose
- * dependency failed reads the dependency's previous live result, which is consistent.
+ * Computes the derived datasets, each after the ones of its country it reads, `concurrency` at a
+ * time, the longest chains first (derive-order.ts). A failed dataset is ledgered and the others
+ * carry on; a dataset whose dependency failed reads the dependency's previous live result, which
+ * is consistent.
  */
 export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummary> {
   // Date and uuid4 are deterministic in workflow code (replayed from history).
@@ -57,12 +61,17 @@ export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummar
       return getSourceRunSummary({ runId, sourceId: step.ledgerId });
     }
   };
-  const countries = [...new Set(planned.map((step) => step.country))];
-  await Promise.all(
-    countries.map(async (country) => {
-      for (const step of planned.filter((s) => s.country === country)) await derive(step);
-    }),
-  );
+  if (patched('derive-by-critical-path')) {
+    await runInDependencyOrder(planned, input.concurrency ?? DEFAULT_DERIVE_CONCURRENCY, derive);
+  } else {
+    // Runs started before: each country's datasets one after another, the countries side by side.
+    const countries = [...new Set(planned.map((step) => step.country))];
+    await Promise.all(
+      countries.map(async (country) => {
+        for (const step of planned.filter((s) => s.country === country)) await derive(step);
+      }),
+    );
+  }
   await dispatchPendingEvents(); // webhooks for what the datasets changed (docs/webhooks.md)
   return finishWithOutcome(runId);
 }

@@ -20,6 +20,8 @@ export async function deriveCommand(options: {
   country?: Country;
   /** YYYY-MM-DD (cli/arguments.ts calendarDate). */
   asOf?: string;
+  /** Datasets computed at once; the workflow's default when omitted. */
+  concurrency?: number;
   wait: boolean;
   reconnectTimeoutMs: number;
   json: boolean;
@@ -33,7 +35,7 @@ export async function deriveCommand(options: {
     const handle = await client.workflow.start(deriveDatasets, {
       taskQueue: config.taskQueue,
       workflowId,
-      args: [{ runId, datasets, countries: options.country ? [options.country] : undefined, asOf: options.asOf }],
+      args: [{ runId, datasets, countries: options.country ? [options.country] : undefined, asOf: options.asOf, concurrency: options.concurrency }],
       typedSearchAttributes: [{ key: RUN_ID_KEY, value: runId }],
     });
     if (!options.wait) {

@@ -53,6 +53,19 @@ describe('nightly refresh over the sample registers', () => {
     );
     expect(indexes.rows.filter((r) => !r.indisvalid)).toEqual([]);
     expect(indexes.rows.map((r) => r.relname)).toEqual(expect.arrayContaining(['address_cadastre_idx', 'address_pkey', 'parcel_geom_idx', 'parcel_pkey', 'parcel_property_cadastre_idx', 'parcel_property_pkey']));
+    // The derived datasets after the sources, in the order the workflow chose (workflows/derive-order.ts):
+    // whatever it started first, a country's valuations began only once its comparables had ended.
+    const derived = await pipeline.pool.query<{ source_id: string; outcome: string; started_at: Date; finished_at: Date | null }>(
+      `SELECT source_id, outcome, started_at, finished_at FROM source_run WHERE run_id = $1`,
+      [`${summary.runId}-derive`],
+    );
+    const derivedEntry = new Map(derived.rows.map((row) => [row.source_id, row]));
+    expect([...derivedEntry.keys()].sort()).toEqual(['no', 'se'].flatMap((c) => ['comparables', 'tenants', 'utilization', 'valuations'].map((d) => `derive-${c}-${d}`)));
+    for (const row of derived.rows) expect([row.source_id, row.finished_at]).toEqual([row.source_id, expect.any(Date)]);
+    for (const country of ['no', 'se']) {
+      const comparables = derivedEntry.get(`derive-${country}-comparables`)!;
+      expect(derivedEntry.get(`derive-${country}-valuations`)!.started_at.getTime()).toBeGreaterThanOrEqual(comparables.finished_at!.getTime());
+    }
     // Areas are planar in UTM 33, the file's CRS: the generator's own shoelace areas, within 0.05 m².
     const areas = await pipeline.pool.query(`SELECT parcel_id, area_m2, stored_area_m2 FROM parcel WHERE country = 'NO' ORDER BY parcel_id::int LIMIT 50`);
     for (const row of areas.rows) {
