@@ -33,6 +33,21 @@ export interface SharedTable {
   reused: boolean;
 }
 
+/** How a table kept across runs is labelled and brought up to date (`sharedTable`'s options). */
+export interface KeptTableOptions {
+  /**
+   * What the table depends on beyond what `update` follows; the store's fingerprint (every source
+   * of the country) when omitted. Another value builds the table again.
+   */
+  fingerprint?: string;
+  /**
+   * Brings a table an earlier run built or updated up to date with the store, in place, and
+   * returns its row count: for a table whose rows each follow a few live rows (a parcel's plan
+   * overlaps follow the parcel), so that a night recomputes only what changed.
+   */
+  update?: (table: string) => Promise<number>;
+}
+
 interface Label {
   store: string;
   run: string;
@@ -40,10 +55,11 @@ interface Label {
 }
 
 /**
- * The shared table `name` of the country: reused when its label allows, else built by `build`
- * (which creates the table it is given and returns its row count) and labelled. Runs in the
- * caller's transaction, which holds a lock on the name until it ends: a second run of the same
- * country waits rather than reading a table being built.
+ * The shared table `name` of the country: reused when its label allows (brought up to date by
+ * `options.update` when an earlier run made it), else built by `build` (which creates the table it
+ * is given and returns its row count) and labelled. Runs in the caller's transaction, which holds
+ * a lock on the name until it ends: a second run of the same country waits rather than reading a
+ * table being built, and an update that fails is rolled back with it.
  */
 export async function sharedTable(
   client: pg.PoolClient,
@@ -51,21 +67,28 @@ export async function sharedTable(
   shared: SharedInputs,
   name: string,
   build: (table: string) => Promise<number>,
+  options: KeptTableOptions = {},
 ): Promise<SharedTable> {
   const table = `derive_cache.${quoteIdent(`${name}_${country.toLowerCase()}`)}`;
   await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.derive_cache'), hashtext($1))`, [table]);
   // Before anything is read: a source publishing during the build makes the label older than
   // the table, so the next run builds again (the other way round it would reuse stale rows).
-  const store = await storeFingerprint(client, country);
+  const store = options.fingerprint ?? (await storeFingerprint(client, country));
   const label = await readLabel(client, table);
   if (label && (label.run === shared.runId || (!shared.rebuild && label.store === store)) && (await countRows(client, table)) === label.rows) {
-    return { table, rows: label.rows, reused: true };
+    if (label.run === shared.runId || !options.update) return { table, rows: label.rows, reused: true };
+    const rows = await options.update(table);
+    await writeLabel(client, table, { store, run: shared.runId, rows });
+    return { table, rows, reused: true };
   }
   await client.query(`DROP TABLE IF EXISTS ${table}`);
   const rows = await build(table);
-  const text = JSON.stringify({ store, run: shared.runId, rows } satisfies Label);
-  await client.query(`COMMENT ON TABLE ${table} IS '${text.replaceAll("'", "''")}'`);
+  await writeLabel(client, table, { store, run: shared.runId, rows });
   return { table, rows, reused: false };
+}
+
+async function writeLabel(client: pg.PoolClient, table: string, label: Label): Promise<void> {
+  await client.query(`COMMENT ON TABLE ${table} IS '${JSON.stringify(label).replaceAll("'", "''")}'`);
 }
 
 async function readLabel(client: pg.PoolClient, table: string): Promise<Label | undefined> {

@@ -24,8 +24,13 @@ export async function inputsFingerprint(client: pg.Pool | pg.PoolClient, country
  */
 export async function storeFingerprint(client: pg.Pool | pg.PoolClient, country: Country, dependencyLedgerIds: string[] = []): Promise<string> {
   const changes = await lastChangesDigest(client, country, dependencyLedgerIds);
+  return [changes ?? 'no-changes', await codeFingerprint(client)].join('|');
+}
+
+/** The schema's last migration and the derive code: what every derived result depends on beside its inputs. */
+export async function codeFingerprint(client: pg.Pool | pg.PoolClient): Promise<string> {
   const schema = await client.query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY run_on DESC, id DESC LIMIT 1`);
-  return [changes ?? 'no-changes', schema.rows[0]?.name ?? 'no-schema', await deriveCodeDigest()].join('|');
+  return [schema.rows[0]?.name ?? 'no-schema', await deriveCodeDigest()].join('|');
 }
 
 let codeDigest: Promise<string> | undefined;

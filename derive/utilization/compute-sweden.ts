@@ -8,9 +8,9 @@ import { finishPlanOverlaps, stagePlanOverlaps } from './plan-overlap.js';
  * the property's buildings cover: Lantmäteriet's byggnad gives footprints but no floor area,
  * so the built-over area is measured and the floor area built is not stated.
  */
-export async function computeSwedishUtilization({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
+export async function computeSwedishUtilization({ client, country, stagingTable, shared }: DeriveContext): Promise<DeriveStats> {
   const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
-  await stagePlanOverlaps(client, country);
+  const overlaps = await stagePlanOverlaps(client, country, shared);
   await q(
     `CREATE TEMP TABLE utilization_footprint ON COMMIT DROP AS
      SELECT b.cadastre_id, sum(b.footprint_m2) AS built_over_m2, count(*)::int AS buildings
@@ -58,5 +58,5 @@ export async function computeSwedishUtilization({ client, country, stagingTable 
   );
   await q(`DROP TABLE utilization_footprint`);
   const properties = await finishPlanOverlaps(client);
-  return { rowsRead: properties, details: { propertiesUnderAdoptedPlans: properties, rows: staged.rowCount ?? 0 } };
+  return { rowsRead: properties, details: { propertiesUnderAdoptedPlans: properties, rows: staged.rowCount ?? 0, ...overlaps } };
 }

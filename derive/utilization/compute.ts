@@ -6,9 +6,9 @@ import { finishPlanOverlaps, stagePlanOverlaps } from './plan-overlap.js';
  * plan), its %-BYA and BRA rules against the plot area, and the floor area (BRA) its buildings
  * have (from the matrikkel details).
  */
-export async function computeUtilization({ client, country, stagingTable }: DeriveContext): Promise<DeriveStats> {
+export async function computeUtilization({ client, country, stagingTable, shared }: DeriveContext): Promise<DeriveStats> {
   const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
-  await stagePlanOverlaps(client, country);
+  const overlaps = await stagePlanOverlaps(client, country, shared);
   // Floor area built: each building's BRA (bruksareal) from the matrikkel details, on the
   // property the detail names, else the one the building point stands on.
   await q(
@@ -50,5 +50,5 @@ export async function computeUtilization({ client, country, stagingTable }: Deri
   );
   await q(`DROP TABLE utilization_built`);
   const properties = await finishPlanOverlaps(client);
-  return { rowsRead: properties, details: { propertiesUnderAdoptedPlans: properties, rows: staged.rowCount ?? 0 } };
+  return { rowsRead: properties, details: { propertiesUnderAdoptedPlans: properties, rows: staged.rowCount ?? 0, ...overlaps } };
 }

@@ -120,4 +120,27 @@ describe('utilization, served by GET /properties/{country}/{cadastreId}/utilizat
     expect(counts.updated).toBeGreaterThanOrEqual(1);
     expect((await utilizationOf(p.cadastre_id)).body).toMatchObject({ allowedBya: 45, allowedBraM2: 999, basis: expect.stringContaining('plan 20990001') });
   });
+
+  it('on a changed night intersects only the changed parcels with the plans, and stores what a whole computation gives', async () => {
+    const overlapsOf = async (run: RunSummary) => {
+      const entry = await pipeline.pool.query(`SELECT details->'stats'->>'parcelOverlaps' AS overlaps FROM source_run WHERE run_id = $1 AND source_id = 'derive-no-utilization'`, [run.runId]);
+      return entry.rows[0].overlaps as string;
+    };
+    const parcelsBefore = await pipeline.pool.query(`SELECT parcel_id, row_hash FROM parcel WHERE country = 'NO'`);
+    // The sample's next night: about 2 % of the teiger changed, removed or replaced (sample/night.ts).
+    await generateSample({ outDir: process.env.NORDPROP_INPUT_DIR!, parcels: PARCELS, seed: SEED, night: 1 });
+    const night = await runRefresh(pipeline.client, pipeline.taskQueue, { country: 'NO' });
+    expect(sourceOf(night, 'no-cadastre').outcome).toBe('published');
+    expect(sourceOf(night.derived!, 'derive-no-utilization').outcome).toBe('published');
+    const before = new Map(parcelsBefore.rows.map((row) => [row.parcel_id, row.row_hash]));
+    const parcelsAfter = await pipeline.pool.query(`SELECT parcel_id, row_hash FROM parcel WHERE country = 'NO'`);
+    const changedOrNew = parcelsAfter.rows.filter((row) => before.get(row.parcel_id) !== row.row_hash).length;
+    expect(changedOrNew).toBeGreaterThan(0);
+    expect(await overlapsOf(night.derived!)).toBe(`updated (${changedOrNew} parcels recomputed)`);
+
+    // `nordprop derive` computes the overlaps whole again: nothing it stores differs.
+    const whole = await deriveUtilization();
+    expect(await overlapsOf(whole)).toBe('built');
+    expect(sourceOf(whole, 'derive-no-utilization')).toMatchObject({ outcome: 'published', inserted: 0, updated: 0, deleted: 0 });
+  });
 });
