@@ -26,9 +26,9 @@ export async function stagePlanOverlaps(client: pg.PoolClient, country: Country,
   const overlaps = await planOverlaps(client, country, shared);
   await q(
     `CREATE TEMP TABLE utilization_overlap ON COMMIT DROP AS
-     -- Summed as numeric, exactly: the kept table's row order changes from run to run, and a
-     -- float sum in another order may differ in its last bit.
-     SELECT pp.cadastre_id, o.plan_municipality_code, o.plan_id, sum(o.overlap_m2::numeric)::float8 AS overlap_m2
+     -- Kept as numeric and summed exactly: the kept table's row order changes from run to run,
+     -- and a float sum of three parcels or more in another order may differ in its last bit.
+     SELECT pp.cadastre_id, o.plan_municipality_code, o.plan_id, sum(o.overlap_m2)::float8 AS overlap_m2
      FROM ${overlaps.table.table} o
      JOIN parcel_property pp ON pp.country = $1 AND pp.parcel_id = o.parcel_id
      WHERE o.plan_id IS NOT NULL
@@ -62,7 +62,8 @@ export async function stagePlanOverlaps(client: pg.PoolClient, country: Country,
 
 /**
  * The overlap in m² of every parcel of the country with every adopted plan it intersects, one row
- * per pair, and one row without a plan for a parcel that intersects none: computed pair by pair
+ * per pair (numeric: see the sum above), and one row without a plan for a parcel that intersects
+ * none: computed pair by pair
  * while the spatial join visits one plan's parcels after another. A parcel inside the plan (the
  * common case) is not intersected at all; that test is ST_Covers with the plan first (the same
  * relation as ST_CoveredBy(parcel, plan)) so PostGIS prepares the plan's geometry once for all
@@ -93,7 +94,7 @@ async function planOverlaps(client: pg.PoolClient, country: Country, shared: Sha
     async (name) => {
       await q(
         `CREATE UNLOGGED TABLE ${name} AS
-         SELECT p.parcel_id, p.row_hash, z.municipality_code AS plan_municipality_code, z.plan_id, ${overlap('p')} AS overlap_m2
+         SELECT p.parcel_id, p.row_hash, z.municipality_code AS plan_municipality_code, z.plan_id, (${overlap('p')})::numeric AS overlap_m2
          FROM zoning_plan z
          JOIN parcel p ON p.country = z.country AND z.geom && p.geom AND ST_Intersects(z.geom, p.geom)
          WHERE z.country = $1 AND z.status = 'ADOPTED'`,
@@ -130,7 +131,7 @@ async function planOverlaps(client: pg.PoolClient, country: Country, shared: Sha
            SELECT c.parcel_id, c.row_hash, z.plan_municipality_code, z.plan_id, z.overlap_m2
            FROM utilization_changed_parcel c
            LEFT JOIN LATERAL (
-             SELECT z.municipality_code AS plan_municipality_code, z.plan_id, ${overlap('c')} AS overlap_m2
+             SELECT z.municipality_code AS plan_municipality_code, z.plan_id, (${overlap('c')})::numeric AS overlap_m2
              FROM zoning_plan z
              WHERE z.country = $1 AND z.status = 'ADOPTED' AND z.geom && c.geom AND ST_Intersects(z.geom, c.geom)
            ) z ON true`,
