@@ -78,6 +78,10 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
   const stagingTable = stagingOf(request);
   let started = performance.now();
   const stats = await withTransaction(pool, async (client) => {
+    // One snapshot for the whole computation: its statements read the registers as of one moment
+    // whatever a source publishes meanwhile (a kept table brought up to date with the parcels,
+    // and the parcels it is then joined with, agree). It writes only its own tables.
+    await client.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
     await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
     // UNLOGGED: a crash loses only the staging table, which the retry computes again.
     await client.query(`CREATE UNLOGGED TABLE ${stagingTable} (LIKE ${dataset.liveTable} INCLUDING DEFAULTS)`);

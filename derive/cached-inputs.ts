@@ -103,6 +103,7 @@ async function readLabel(client: pg.PoolClient, table: string): Promise<Label | 
   }
 }
 
-async function countRows(client: pg.PoolClient, table: string): Promise<number> {
+/** The rows of a table, counted. */
+export async function countRows(client: pg.PoolClient, table: string): Promise<number> {
   return Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Country } from '../../lib/domain/country.js';
-import { sharedTable, type SharedInputs, type SharedTable } from '../cached-inputs.js';
+import { countRows, sharedTable, type SharedInputs, type SharedTable } from '../cached-inputs.js';
 import { codeFingerprint } from '../inputs-fingerprint.js';
 
 /**
@@ -63,18 +63,19 @@ export async function stagePlanOverlaps(client: pg.PoolClient, country: Country,
 /**
  * The overlap in m² of every parcel of the country with every adopted plan it intersects, one row
  * per pair (numeric: see the sum above), and one row without a plan for a parcel that intersects
- * none: computed pair by pair
- * while the spatial join visits one plan's parcels after another. A parcel inside the plan (the
- * common case) is not intersected at all; that test is ST_Covers with the plan first (the same
- * relation as ST_CoveredBy(parcel, plan)) so PostGIS prepares the plan's geometry once for all
- * its parcels.
+ * none. Built pair by pair while the spatial join visits one plan's parcels after another. A
+ * parcel inside the plan (the common case) is not intersected at all; that test is ST_Covers with
+ * the plan first (the same relation as ST_CoveredBy(parcel, plan)) so PostGIS prepares the plan's
+ * geometry once for all its parcels.
  *
  * Kept across runs in derive_cache (derive/cached-inputs.ts): it was the largest statement of
  * utilization (2.8 to 3.1 s a country at 0.05 × national), and a night changes about 2 % of the
  * parcels and no plan. Each row names the parcel's row_hash; a run removes the rows of parcels
  * gone or changed since and computes those parcels again, against the plans from their GiST
  * index. The table is built again when the adopted plans (their keys and geometries, hashed),
- * the schema or the derive code changed, by `nordprop derive`, and after a crash emptied it.
+ * the schema or the derive code changed, by `nordprop derive`, and after a crash emptied it. The
+ * computation reads one snapshot (activities/derive.ts), so the parcels the update follows are
+ * those the rest of it reads, whatever publishes meanwhile.
  */
 async function planOverlaps(client: pg.PoolClient, country: Country, shared: SharedInputs): Promise<{ table: SharedTable; recomputed: number }> {
   const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
@@ -108,7 +109,7 @@ async function planOverlaps(client: pg.PoolClient, country: Country, shared: Sha
       );
       await q(`CREATE INDEX ON ${name} (parcel_id, row_hash)`);
       await q(`ANALYZE ${name}`);
-      return countOf(client, name);
+      return countRows(client, name);
     },
     {
       fingerprint: [plans.rows[0].digest, await codeFingerprint(client)].join('|'),
@@ -138,15 +139,11 @@ async function planOverlaps(client: pg.PoolClient, country: Country, shared: Sha
           [country],
         );
         await q(`DROP TABLE utilization_changed_parcel`);
-        return countOf(client, name);
+        return countRows(client, name);
       },
     },
   );
   return { table, recomputed };
-}
-
-async function countOf(client: pg.PoolClient, table: string): Promise<number> {
-  return Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
 }
 
 /** Properties under an adopted plan, for the ledger; then the shared temp tables are dropped. */
