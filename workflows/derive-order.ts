@@ -45,7 +45,8 @@ export async function runInDependencyOrder(
       waiting.splice(waiting.indexOf(step), 1);
       running.set(step.ledgerId, run(step).then(() => step.ledgerId));
     }
-    if (running.size === 0) throw new Error(`derived datasets that read each other in a cycle: ${waiting.map((step) => step.ledgerId).join(', ')}`);
+    // Unreachable with a plan in dependency order; racing no promise would wait for ever.
+    if (running.size === 0) throw new Error(`derived datasets that cannot start: ${waiting.map((step) => step.ledgerId).join(', ')}`);
     const done = await Promise.race(running.values());
     running.delete(done);
     finished.add(done);
@@ -54,22 +55,15 @@ export async function runInDependencyOrder(
 
 /**
  * Per derivation, its own last time plus the longest chain of the planned datasets that read it;
- * a dataset never computed counts 1 ms, so on a first run a longer chain of them goes first.
+ * a dataset never computed counts 1 ms, so on a first run a longer chain of them goes first. The
+ * plan lists each dataset after those it reads (planDerive: selectDatasets orders them and refuses
+ * a cycle), so walked backwards every reader's chain is known before the dataset it reads.
  */
 function chainLengths(planned: readonly PlannedDerivation[], dependencies: Map<string, PlannedDerivation[]>): Map<string, number> {
   const lengths = new Map<string, number>();
-  const visiting = new Set<string>();
-  const lengthOf = (step: PlannedDerivation): number => {
-    const known = lengths.get(step.ledgerId);
-    if (known !== undefined) return known;
-    if (visiting.has(step.ledgerId)) return 0; // a cycle: reported when nothing can start
-    visiting.add(step.ledgerId);
+  for (const step of [...planned].reverse()) {
     const readers = planned.filter((other) => dependencies.get(other.ledgerId)!.includes(step));
-    const length = (step.lastMs ?? 1) + Math.max(0, ...readers.map(lengthOf));
-    visiting.delete(step.ledgerId);
-    lengths.set(step.ledgerId, length);
-    return length;
-  };
-  for (const step of planned) lengthOf(step);
+    lengths.set(step.ledgerId, (step.lastMs ?? 1) + Math.max(0, ...readers.map((reader) => lengths.get(reader.ledgerId)!)));
+  }
   return lengths;
 }
