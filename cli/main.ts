@@ -62,6 +62,10 @@ const reconnectTimeout = () =>
     .argParser(duration)
     .default(DEFAULT_RECONNECT_TIMEOUT_MS, '10m');
 
+/** How many derived datasets one run computes at once (workflows/derive-order.ts). */
+const deriveConcurrency = (flag: string) =>
+  new Option(`${flag} <n>`, 'derived datasets computed at once (default 2; more where more workers and database cores serve the run)').argParser(wholeNumber({ min: 1, max: 64 }));
+
 program
   .command('setup')
   .description('create the database, apply migrations, register Temporal search attributes')
@@ -75,6 +79,7 @@ program
   .addOption(country('only this country'))
   .addOption(new Option('--source <id...>', `only these sources (${sourceIds})`).argParser(many(sourceId)))
   .option('--force', 'publish even if the snapshot shrank by more than 10%, and reload unchanged inputs (every line parsed again)')
+  .addOption(deriveConcurrency('--derive-concurrency'))
   .option('--wait', 'wait for the run, showing progress, and print its summary')
   .addOption(reconnectTimeout())
   .addOption(json())
@@ -83,7 +88,7 @@ program
       const foreign = SOURCES.filter((s) => o.country && o.source?.includes(s.id) && s.country !== o.country).map((s) => s.id);
       if (foreign.length) command.error(`error: --source ${foreign.join(', ')}: not a source of --country ${o.country}`, { exitCode: USAGE });
       return startRun({
-        run: { kind: 'refresh', input: { country: o.country, sources: o.source, force: !!o.force } },
+        run: { kind: 'refresh', input: { country: o.country, sources: o.source, force: !!o.force, deriveConcurrency: o.deriveConcurrency } },
         wait: !!o.wait,
         reconnectTimeoutMs: o.reconnectTimeout,
         json: !!o.json,
@@ -119,7 +124,7 @@ program
   .addOption(new Option('--dataset <id...>', `only these datasets (${DATASET_IDS.join(', ')}); repeatable`).argParser(many(datasetId)))
   .addOption(country('only this country'))
   .addOption(new Option('--as-of <date>', 'the day to compute for, YYYY-MM-DD (default today)').argParser(calendarDate))
-  .addOption(new Option('--concurrency <n>', 'datasets computed at once (default 2; more where more workers and database cores serve the run)').argParser(wholeNumber({ min: 1, max: 64 })))
+  .addOption(deriveConcurrency('--concurrency'))
   .option('--wait', 'wait for the run and print its summary')
   .addOption(reconnectTimeout())
   .addOption(json())
@@ -190,8 +195,9 @@ program
   .command('schedule')
   .description('the nightly schedule: create | describe | pause | unpause | trigger')
   .addArgument(new Argument('<action>', 'what to do').choices(['create', 'describe', 'pause', 'unpause', 'trigger']))
+  .addOption(deriveConcurrency('--derive-concurrency'))
   .addOption(json())
-  .action(run((action, o) => scheduleCommand(action, { json: !!o.json })));
+  .action(run((action, o) => scheduleCommand(action, { json: !!o.json, deriveConcurrency: o.deriveConcurrency })));
 
 program
   .command('worker')

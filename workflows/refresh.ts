@@ -20,6 +20,8 @@ export interface RefreshInput {
   force?: boolean;
   /** Compute the derived datasets after the sources (default: when no sources are named). */
   derive?: boolean;
+  /** Derived datasets computed at once (DeriveInput.concurrency; its default when omitted). */
+  deriveConcurrency?: number;
 }
 
 export interface BackfillInput {
@@ -81,7 +83,12 @@ export async function nightlyRefresh(input: RefreshInput = {}): Promise<RunSumma
   const deriveRunId = `${runId}-derive`;
   const derived = await executeChild(deriveDatasets, {
     workflowId: deriveWorkflowId(deriveRunId),
-    args: [{ runId: deriveRunId, countries: input.country ? [input.country] : undefined, skipUnchanged: !input.force }],
+    args: [{
+      runId: deriveRunId,
+      countries: input.country ? [input.country] : undefined,
+      skipUnchanged: !input.force,
+      ...(input.deriveConcurrency === undefined ? {} : { concurrency: input.deriveConcurrency }),
+    }],
     typedSearchAttributes: [{ key: RUN_ID_KEY, value: deriveRunId }],
   });
   return { ...summary, derived };

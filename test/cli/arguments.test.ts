@@ -38,6 +38,8 @@ const cases: [string[], RegExp][] = [
   [['derive', '--dataset', 'rents'], /option '--dataset <id\.\.\.>' argument 'rents' is invalid\. unknown dataset "rents"; known datasets: tenants, utilization, comparables, valuations/],
   [['derive', '--as-of', '2026-02-30'], /option '--as-of <date>' argument '2026-02-30' is invalid\. expected a calendar date as YYYY-MM-DD/],
   [['derive', '--concurrency', '0'], /option '--concurrency <n>' argument '0' is invalid\. expected a whole number from 1 to 64/],
+  [['refresh', '--derive-concurrency', '65'], /option '--derive-concurrency <n>' argument '65' is invalid\. expected a whole number from 1 to 64/],
+  [['schedule', 'create', '--derive-concurrency', 'two'], /option '--derive-concurrency <n>' argument 'two' is invalid\. expected a whole number from 1 to 64/],
   [['evaluate-valuations', '--as-of', '20261101'], /option '--as-of <date>' argument '20261101' is invalid\. expected a calendar date as YYYY-MM-DD/],
   [['evaluate-tenants', '--sample', 'no/such/sample'], /option '--sample <dir>' argument 'no\/such\/sample' is invalid\. no folder \//],
   [['evaluate-tenants', '--sample', PROJECT_ROOT, '--out', 'no/such/folder/report.md'], /option '--out <file>' argument 'no\/such\/folder\/report\.md' is invalid\. no folder \//],

@@ -77,4 +77,15 @@ describe('nordprop --json', () => {
     for (const next of paused.json.nextActionTimes) expect(next).toMatch(/T0[01]:00:00\.000Z$/);
     expect((await nordprop('schedule', 'unpause', '--json')).json.paused).toBe(false);
   });
+
+  it('schedule create --derive-concurrency sets the derived datasets computed at once, on an existing schedule too', async () => {
+    expect((await nordprop('schedule', 'create', '--json')).code).toBe(0);
+    const updated = await nordprop('schedule', 'create', '--derive-concurrency', '3', '--json');
+    expect(updated.code).toBe(0);
+    expect(updated.json).toMatchObject({ scheduleId: 'nordprop-nightly-refresh', deriveConcurrency: 3 });
+    expect((await nordprop('schedule', 'describe', '--json')).json.deriveConcurrency).toBe(3);
+    const misplaced = await nordprop('schedule', 'pause', '--derive-concurrency', '3');
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toMatch(/--derive-concurrency is set with schedule create, not pause/);
+  });
 });

@@ -121,6 +121,19 @@ describe('nightly refresh over the sample registers', () => {
     expect(await liveDigest(pipeline.pool)).toEqual(before);
   });
 
+  it('computes its derived datasets as many at once as the refresh asks (deriveConcurrency)', async () => {
+    // One at a time: no dataset of the run starts before the one before it ended.
+    const summary = await runRefresh(pipeline.client, pipeline.taskQueue, { country: 'NO', sources: ['no-postal-code'], derive: true, force: true, deriveConcurrency: 1 });
+    const derived = await pipeline.pool.query<{ source_id: string; started_at: Date; finished_at: Date }>(
+      `SELECT source_id, started_at, finished_at FROM source_run WHERE run_id = $1 ORDER BY started_at`,
+      [`${summary.runId}-derive`],
+    );
+    expect(derived.rows.map((row) => row.source_id).sort()).toEqual(['comparables', 'tenants', 'utilization', 'valuations'].map((d) => `derive-no-${d}`));
+    for (let i = 1; i < derived.rows.length; i++) {
+      expect([derived.rows[i].source_id, derived.rows[i].started_at.getTime() >= derived.rows[i - 1].finished_at.getTime()]).toEqual([derived.rows[i].source_id, true]);
+    }
+  });
+
   it('fails validation on a register that lost a third of its parcels, leaving live data byte-identical', async () => {
     const before = await liveDigest(pipeline.pool);
     const smallDir = path.join(pipeline.dataDir, 'smaller');
