@@ -85,12 +85,16 @@ export async function mergeTable(
 }
 
 /**
- * Runs an anti-join DELETE (live rows missing from the snapshot) with nested loops off. A hash
- * anti-join is right at any size; but right after an insert the planner's statistics can say a
- * table is empty when it is not, and it then picks a nested loop that scans the other side once
- * per row: quadratic (a national Swedish cadastre into a table already holding Norway's parcels
- * ran for minutes without end). Only for statements whose every join is such an anti-join: the
- * setting applies to the whole statement, correlated subqueries included.
+ * Runs an anti-join DELETE (live rows missing from the snapshot), or a join of the rows this run
+ * wrote (`published_run_id = <run>`), with nested loops off. A hash join is right at any size;
+ * but right after an insert the planner's statistics can say a table is empty when it is not,
+ * and they never know the new run's id: the planner then expects one such row, and picks a
+ * nested loop that scans the other side (an unindexed staging table) once per row: quadratic.
+ * A national Swedish cadastre into a table already holding Norway's parcels ran for minutes
+ * without end; a changed night's 3,268 Swedish areas re-linked to their properties in 1.9 s at
+ * 0.05 x national, 10.7 M rows compared (2 % of a national register would be 4.9 G). Only for
+ * statements whose every join is of these kinds (a LATERAL function scan aside, which has no
+ * other plan): the setting applies to the whole statement, correlated subqueries included.
  */
 export function withHashJoins<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
   return withJoinMethodsOff(client, ['nestloop'], work);

@@ -2,7 +2,7 @@ import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter,
 import { readBygningElements, type BygningElement, type Fields } from '../../formats/bygning-gml.js';
 import { degrees7 } from '../../geo/degrees.js';
 import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid, transformTo } from '../../geo/reproject.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
+import { countLiveRows, mergeTable, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
 import { BUILDING_TYPES, buildingStatusOf, buildingTypeCodeOf } from './codes.js';
 import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from '../cadastre-id.js';
 import { nationalByFileName } from '../../input-scope.js';
@@ -225,13 +225,14 @@ const BUILDING_MERGE: TableMerge = {
  */
 async function replaceChildren(context: StagingContext, scope: PublishScope, table: string, insertSql: string) {
   const { client, runId } = context;
-  const removed = await client.query(
+  // Both join the buildings this run wrote: hash joins (withHashJoins).
+  const removed = await withHashJoins(client, () => client.query(
     `DELETE FROM ${table} child
      WHERE child.country = $1
        AND NOT EXISTS (SELECT 1 FROM building b WHERE b.country = child.country AND b.building_id = child.building_id AND b.published_run_id <> $2)`,
     [scope.country, runId],
-  );
-  const added = await client.query(insertSql, [scope.country, runId]);
+  ));
+  const added = await withHashJoins(client, () => client.query(insertSql, [scope.country, runId]));
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }
 

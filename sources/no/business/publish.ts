@@ -46,12 +46,13 @@ async function upsertCompanies(client: pg.PoolClient, rows: string, runId: strin
   );
   // Addresses follow their unit: rewritten only for units this run wrote. A unit has at most one
   // address of each kind (business or location, postal), hence ordinal 0.
-  const removed = await client.query(
+  // Both join the units this run wrote: hash joins (withHashJoins).
+  const removed = await withHashJoins(client, () => client.query(
     `DELETE FROM company_address a USING ${rows} s, company c
      WHERE a.org_scheme = $1 AND a.org_id = s.org_id AND c.org_scheme = $1 AND c.org_id = s.org_id AND c.published_run_id = $2`,
     [ORG_SCHEME, runId],
-  );
-  const added = await client.query(
+  ));
+  const added = await withHashJoins(client, () => client.query(
     `INSERT INTO company_address (org_scheme, org_id, address_kind, ordinal, country, address_lines, postal_code, postal_place, municipality_code)
      SELECT $1, s.org_id, a.kind, 0, a.country,
             ARRAY(SELECT jsonb_array_elements_text(a.lines)), a."postalCode", a."postalPlace", a."municipalityCode"
@@ -60,7 +61,7 @@ async function upsertCompanies(client: pg.PoolClient, rows: string, runId: strin
      CROSS JOIN LATERAL jsonb_to_recordset(s.addresses)
        AS a(kind text, lines jsonb, "postalCode" text, "postalPlace" text, "municipalityCode" text, country text)`,
     [ORG_SCHEME, runId],
-  );
+  ));
   return {
     company: counts(inserted.rowCount ?? 0, updated.rowCount ?? 0),
     company_address: counts(added.rowCount ?? 0, 0, removed.rowCount ?? 0),

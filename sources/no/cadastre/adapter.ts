@@ -87,6 +87,7 @@ async function publishCadastre({ client, stagingTable, runId, removedKeys }: Sta
       { stagingTable, cadastreId: 'unit', isMainParcel: 'unit = ANY (s.main_units)', expand: 'CROSS JOIN LATERAL unnest(s.units) AS unit' },
       scope,
       runId,
+      removedKeys,
     ),
   );
 

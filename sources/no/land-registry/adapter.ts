@@ -91,7 +91,8 @@ async function publishParties(client: pg.PoolClient, country: string, runId: str
       [country, runId],
     ),
   );
-  const added = await client.query(
+  // Joins the transactions this run wrote: hash joins (withHashJoins).
+  const added = await withHashJoins(client, () => client.query(
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, ${PARTY_COLUMNS.replace(/ (text|integer)/g, '')})
      SELECT $1, s.transaction_id, p.role, p.ordinal, p.kind, p.person_id, p.birth_year, p.org_scheme, p.org_id, p.org_name, p.org_country,
             p.share_numerator, p.share_denominator
@@ -99,7 +100,7 @@ async function publishParties(client: pg.PoolClient, country: string, runId: str
      JOIN property_transaction t ON t.country = $1 AND t.transaction_id = s.transaction_id AND t.published_run_id = $2
      CROSS JOIN LATERAL jsonb_to_recordset(s.parties) AS p(role text, ordinal integer, ${PARTY_COLUMNS})`,
     [country, runId],
-  );
+  ));
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }
 

@@ -1,6 +1,6 @@
 import type { CellValue, ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../../source-adapter.js';
 import { RecordError, readJsonLines } from '../../formats/json-lines.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
+import { countLiveRows, mergeTable, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
 import { formatCadastreId } from '../cadastre-id.js';
 import { exchangeUnitOf, type ExchangeMatrikkel } from '../exchange-matrikkel.js';
 import { inboxPath } from '../../inbox.js';
@@ -257,13 +257,14 @@ const UNIT_MERGE: TableMerge = {
 
 /** Floors of the details this run inserted or updated are rewritten; floors of details gone go with them. */
 async function replaceFloors({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<ChangeCounts> {
-  const removed = await client.query(
+  // Both join the details this run wrote: hash joins (withHashJoins).
+  const removed = await withHashJoins(client, () => client.query(
     `DELETE FROM building_floor f
      WHERE f.country = $1
        AND NOT EXISTS (SELECT 1 FROM building_detail d WHERE d.country = f.country AND d.building_number = f.building_number AND d.published_run_id <> $2)`,
     [scope.country, runId],
-  );
-  const added = await client.query(
+  ));
+  const added = await withHashJoins(client, () => client.query(
     `INSERT INTO building_floor (country, building_number, floor_number, floor_kind, usable_area_m2, room_count, dwelling_unit_count)
      SELECT $1, s.record_key, (f->>'floor_number')::integer, f->>'floor_kind', (f->>'usable_area_m2')::double precision,
             (f->>'room_count')::integer, (f->>'dwelling_unit_count')::integer
@@ -272,7 +273,7 @@ async function replaceFloors({ client, stagingTable, runId }: StagingContext, sc
      CROSS JOIN LATERAL jsonb_array_elements(s.data->'floor_details') AS f
      WHERE s.record_kind = 'bygning'`,
     [scope.country, runId],
-  );
+  ));
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }
 

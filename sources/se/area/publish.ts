@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, StagingContext } from '../../source-adapter.js';
-import { mergeTable, scopeFilter, type TableMerge } from '../../publish/merge-table.js';
+import { mergeTable, scopeFilter, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
 import type { AreaRecordKind } from './staging.js';
 
 /**
@@ -30,12 +30,13 @@ async function mergeMunicipalities(client: pg.PoolClient, stagingTable: string, 
     [runId],
   );
   const inScope = scope.municipalities ? 'AND live.code = ANY($1::text[])' : '';
-  const deleted = await client.query(
+  // An anti-join right after the insert: hash joins (withHashJoins).
+  const deleted = await withHashJoins(client, () => client.query(
     `DELETE FROM municipality live
      WHERE live.country = 'SE' ${inScope}
        AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.record_kind = 'MUNICIPALITY' AND s.record_key = live.code)`,
     scope.municipalities ? [scope.municipalities] : [],
-  );
+  ));
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
 }
 
@@ -55,12 +56,14 @@ async function mergePostalCodes(client: pg.PoolClient, stagingTable: string, sco
     [runId],
   );
   const filter = scopeFilter('live', scope, 1);
-  const deleted = await client.query(
+  // An anti-join right after the insert, which the statistics do not know of yet: on a first
+  // load, 8,086 postal codes were each compared with every staged one (4.1 s at 0.05 x national).
+  const deleted = await withHashJoins(client, () => client.query(
     `DELETE FROM area live
      WHERE ${filter.sql} AND live.area_kind = 'POSTAL_CODE'
        AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.record_kind = 'POSTAL_CODE' AND s.record_key = live.area_code)`,
     filter.params,
-  );
+  ));
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
 }
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { MergeResult, RepairResult, StagingContext } from '../../source-adapter.js';
-import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
+import { countLiveRows, mergeTable, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
 import { stepTimer } from '../../publish/step-timer.js';
 
 /**
@@ -144,12 +144,13 @@ export async function publishCompanies({ client, stagingTable, runId, removedKey
            AND child.org_id IN (SELECT org_id FROM pg_temp.se_company_changed UNION ALL SELECT org_id FROM ${removedCompanies})`,
         [SCHEME],
       )
-      : client.query(
+      // an anti-join of the companies this run wrote: hash joins (withHashJoins)
+      : withHashJoins(client, () => client.query(
         `DELETE FROM ${table} child
          WHERE child.org_scheme = $1
            AND NOT EXISTS (SELECT 1 FROM company c WHERE c.org_scheme = $1 AND c.org_id = child.org_id AND c.published_run_id <> $2)`,
         [SCHEME, runId],
-      );
+      ));
   const addressesRemoved = await timed('company_address.delete', () => stale('company_address'));
   const addressesAdded = await timed('company_address.insert', () => client.query(
     `INSERT INTO company_address (org_scheme, org_id, address_kind, ordinal, country, address_lines, postal_code, postal_place, municipality_code)

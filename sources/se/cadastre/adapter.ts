@@ -248,7 +248,7 @@ async function publishCadastre({ client, stagingTable, runId, removedKeys }: Sta
   const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps }, removedKeys }));
   // Each area links to its one property; the first area (område 1) is the main parcel.
   const links = await timed('parcel_property', () =>
-    relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' }, scope, runId),
+    relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' }, scope, runId, removedKeys),
   );
   // Sweden's first parcels in a table that holds Norway's: until analyzed, the planner takes
   // Sweden for empty, and the re-links below looked up each address's parcel by reading all of

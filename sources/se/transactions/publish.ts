@@ -117,13 +117,15 @@ async function rewriteParties(client: pg.PoolClient, stagingTable: string, runId
   const rewritten = removedKeys
     ? ''
     : `JOIN property_transaction t ON t.country = 'SE' AND t.transaction_id = s.transaction_id AND t.published_run_id = $1`;
-  const added = await intoTable(client, 'transaction_party', () => client.query(
+  const insert = () => client.query(
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, kind, person_id, birth_year, org_scheme, org_id, org_name, org_country, share_numerator, share_denominator)
      SELECT 'SE', s.transaction_id, p.role, p.ordinal, p.kind, p.person_id, p.birth_year, ${ORG_SCHEME}, p.org_id, p.org_name, p.org_country, p.share_numerator, p.share_denominator
      FROM ${stagingTable} s ${rewritten}
      CROSS JOIN LATERAL ${PARTY_RECORD}`,
     removedKeys ? [] : [runId],
-  ));
+  );
+  // A snapshot's insert joins the transactions this run wrote: hash joins (withHashJoins).
+  const added = await intoTable(client, 'transaction_party', () => (removedKeys ? insert() : withHashJoins(client, insert)));
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }
 

@@ -1,0 +1,59 @@
+import type pg from 'pg';
+
+/**
+ * Plans of the statements a session runs, as PostgreSQL's auto_explain sends them to the client
+ * (a NOTICE in JSON): a test can then check how the planner chose to run a statement it did not
+ * write itself, e.g. a publish's.
+ */
+
+export interface PlanNode {
+  'Node Type': string;
+  'Parent Relationship'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+export interface ExplainedStatement {
+  'Query Text': string;
+  Plan: PlanNode;
+}
+
+/** The settings that make a session explain every statement to its client (auto_explain must be loaded first). */
+export const EXPLAIN_TO_CLIENT = ['auto_explain.log_min_duration = 0', `auto_explain.log_level = 'notice'`, `auto_explain.log_format = 'json'`];
+
+/** Collects the plans `client` is sent into `into`. */
+export function collectPlans(client: pg.ClientBase, into: ExplainedStatement[]): void {
+  client.on('notice', (notice) => {
+    const json = notice.message?.match(/plan:\s*(\{[\s\S]*\})\s*$/)?.[1];
+    if (json) into.push(JSON.parse(json) as ExplainedStatement);
+  });
+}
+
+/** Makes `client`'s session explain each statement it runs from now on, into `into`. */
+export async function explainEachStatement(client: pg.ClientBase, into: ExplainedStatement[]): Promise<void> {
+  await client.query(`LOAD 'auto_explain'`);
+  for (const setting of EXPLAIN_TO_CLIENT) await client.query(`SET ${setting}`);
+  collectPlans(client, into);
+}
+
+/** A plan node and every node below it. */
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/** The tables a plan reads whole (sequential scans). */
+export const tablesReadWhole = (node: PlanNode): string[] =>
+  nodesOf(node).flatMap((n) => (n['Node Type'] === 'Seq Scan' && n['Relation Name'] ? [n['Relation Name']] : []));
+
+/**
+ * The nested loops of a plan whose inner side reads a table whole for each outer row: its inner
+ * side scans a table sequentially (directly, materialized, hashed into a set) and reaches none
+ * by an index. Quadratic in the rows joined. (A lateral function scan reads only its row's value.)
+ */
+export function scansPerRow(node: PlanNode): string[] {
+  return nodesOf(node).flatMap((loop) => {
+    if (loop['Node Type'] !== 'Nested Loop') return [];
+    const inner = loop.Plans?.find((child) => child['Parent Relationship'] === 'Inner');
+    const below = inner ? nodesOf(inner) : [];
+    const scanned = below.find((n) => n['Node Type'] === 'Seq Scan');
+    return scanned && !below.some((n) => /Index/.test(n['Node Type'])) ? [`nested loop reading ${scanned['Relation Name']} whole per row`] : [];
+  });
+}
