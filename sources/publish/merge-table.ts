@@ -100,15 +100,18 @@ export function withHashJoins<T>(client: pg.PoolClient, work: () => Promise<T>):
   return withJoinMethodsOff(client, ['nestloop'], work);
 }
 
-/** Runs `work` with the planner's join methods `off` disabled in the transaction, then enabled again. */
+/**
+ * Runs `work` with the planner's join methods `off` disabled in the transaction, then enabled
+ * again. Not after a failure: the transaction is then aborted, the setting goes with it, and a
+ * statement sent to enable them again would fail in its turn and hide the failure's reason
+ * ("current transaction is aborted") from the run ledger.
+ */
 async function withJoinMethodsOff<T>(client: pg.PoolClient, off: string[], work: () => Promise<T>): Promise<T> {
   const set = (value: 'on' | 'off') => client.query(`SELECT ${off.map((method) => `set_config('enable_${method}', '${value}', true)`).join(', ')}`);
   await set('off');
-  try {
-    return await work();
-  } finally {
-    await set('on');
-  }
+  const result = await work();
+  await set('on');
+  return result;
 }
 
 /**

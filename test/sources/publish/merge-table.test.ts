@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { closePools, getPool } from '../../../lib/db.js';
-import { mergeTable } from '../../../sources/publish/merge-table.js';
+import { mergeTable, withHashJoins, withKeyLookups } from '../../../sources/publish/merge-table.js';
 import { createTestDatabase } from '../../support/database.js';
 
 /**
@@ -58,4 +58,23 @@ describe('mergeTable', () => {
     expect(counts.deleted).toBe(0);
     expect((await pool.query(`SELECT count(*)::int AS n FROM merge_probe WHERE country = 'NO'`)).rows[0].n).toBe(1);
   });
+
+  it.each([['withHashJoins', withHashJoins], ['withKeyLookups', withKeyLookups]] as const)(
+    '%s: a statement that fails surfaces its own error, and the join methods are back once it succeeds',
+    async (_name, joinMethods) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const settings = () => client.query(`SELECT current_setting('enable_nestloop') AS nestloop, current_setting('enable_hashjoin') AS hashjoin`).then((r) => r.rows[0]);
+        await joinMethods(client, settings);
+        expect(await settings()).toEqual({ nestloop: 'on', hashjoin: 'on' });
+        // Before, enabling them again ran on the aborted transaction, and its error replaced this one.
+        const duplicate = joinMethods(client, () => client.query(`INSERT INTO merge_probe SELECT * FROM merge_probe LIMIT 1`));
+        await expect(duplicate).rejects.toThrow(/duplicate key value violates unique constraint "merge_probe_pkey"/);
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    },
+  );
 });
