@@ -87,6 +87,10 @@ program
     run((o, command: Command) => {
       const foreign = SOURCES.filter((s) => o.country && o.source?.includes(s.id) && s.country !== o.country).map((s) => s.id);
       if (foreign.length) command.error(`error: --source ${foreign.join(', ')}: not a source of --country ${o.country}`, { exitCode: USAGE });
+      // A refresh of named sources computes no derived datasets (nightlyRefresh).
+      if (o.source && o.deriveConcurrency !== undefined) {
+        command.error('error: --derive-concurrency: a refresh of named sources (--source) computes no derived datasets; use nordprop derive --concurrency', { exitCode: USAGE });
+      }
       return startRun({
         run: { kind: 'refresh', input: { country: o.country, sources: o.source, force: !!o.force, deriveConcurrency: o.deriveConcurrency } },
         wait: !!o.wait,

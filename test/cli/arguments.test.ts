@@ -39,6 +39,7 @@ const cases: [string[], RegExp][] = [
   [['derive', '--as-of', '2026-02-30'], /option '--as-of <date>' argument '2026-02-30' is invalid\. expected a calendar date as YYYY-MM-DD/],
   [['derive', '--concurrency', '0'], /option '--concurrency <n>' argument '0' is invalid\. expected a whole number from 1 to 64/],
   [['refresh', '--derive-concurrency', '65'], /option '--derive-concurrency <n>' argument '65' is invalid\. expected a whole number from 1 to 64/],
+  [['refresh', '--source', 'no-address', '--derive-concurrency', '4'], /--derive-concurrency: a refresh of named sources \(--source\) computes no derived datasets; use nordprop derive --concurrency/],
   [['schedule', 'create', '--derive-concurrency', 'two'], /option '--derive-concurrency <n>' argument 'two' is invalid\. expected a whole number from 1 to 64/],
   [['evaluate-valuations', '--as-of', '20261101'], /option '--as-of <date>' argument '20261101' is invalid\. expected a calendar date as YYYY-MM-DD/],
   [['evaluate-tenants', '--sample', 'no/such/sample'], /option '--sample <dir>' argument 'no\/such\/sample' is invalid\. no folder \//],
