@@ -1,7 +1,8 @@
-import { hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ParseContext, RecordGroup } from '../source-adapter.js';
-import { GeoPackage } from './geopackage.js';
+import { GeoPackage, type FidRange } from './geopackage.js';
+import { HashThread } from './geopackage-hash-worker.js';
+import { hashRowRange, type RowHashBatch, type RowHashRequest } from './geopackage-row-hashes.js';
 import { geoPackageFile, plannedLayer, type GeoPackageFile, type LayerSpec } from './geopackage-input.js';
 import type { HashedLine, RecordLayout } from './line-records.js';
 
@@ -19,13 +20,6 @@ export type RowLayout = RecordLayout;
 const MAX_FID_SPREAD = 4;
 const FID_MARGIN = 1_000_000;
 
-/** Text that identifies a value's type and content (a number 1 and a text '1' differ). */
-function valueText(value: unknown): string {
-  if (value === null || value === undefined) return '\u0000';
-  if (Buffer.isBuffer(value)) return `b${value.toString('base64')}`;
-  return `${typeof value === 'number' ? 'n' : typeof value === 'bigint' ? 'i' : 's'}${String(value)}`;
-}
-
 /**
  * Hashes every row of the layer `spec` names (the first 128 bits of SHA-1 over the columns'
  * names, the values and the geometry blob), a batch of rows at a time, with the row's group
@@ -40,47 +34,57 @@ export async function* hashGeoPackageRows(
   context: ParseContext,
   spec: LayerSpec & { group?: RecordGroup },
   layout: RowLayout,
-  options: { batchSize?: number; keepFile?: (file: GeoPackageFile) => void } = {},
+  options: { batchSize?: number; keepFile?: (file: GeoPackageFile) => void; threadFrom?: number } = {},
 ): AsyncGenerator<HashedLine[]> {
-  const { batchSize = 5000, keepFile } = options;
+  const { batchSize = 5000, keepFile, threadFrom = THREAD_FROM_ROWS } = options;
   const file = await geoPackageFile(input, context);
   let handedOver = false;
+  let thread: HashThread | undefined;
   try {
     const gpkg = GeoPackage.open(file.path, context.fileName);
+    let bounds: FidRange | null;
+    let columns: string[];
     try {
-      const { layer, columns } = plannedLayer(gpkg, spec);
-      const header = `${columns.join('\u001f')}\n`;
-      const groupIndex = spec.group ? columns.indexOf(spec.group.column) : -1;
-      if (spec.group && groupIndex < 0) throw new Error(`record group column ${spec.group.column} is not among the columns read from ${spec.layer}`);
-      const newline = Buffer.from('\n');
-      let rows = 0;
-      let lastFid = 0;
-      let firstFid = Infinity;
-      let batch: HashedLine[] = [];
-      for (const row of gpkg.rows(layer, columns)) {
-        const text = header + row.values.map(valueText).join('\u001f');
-        const blob = Buffer.isBuffer(row.blob) ? row.blob : Buffer.from(valueText(row.blob));
-        const record: HashedLine = { number: row.position, hash: hash('sha1', Buffer.concat([Buffer.from(text), newline, blob]), 'hex').slice(0, 32) };
-        if (spec.group) record.group = spec.group.value(row.values[groupIndex]);
-        batch.push(record);
-        rows++;
-        lastFid = row.position;
-        firstFid = Math.min(firstFid, row.position);
-        if (batch.length >= batchSize) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length) yield batch;
-      if (firstFid < 1 || lastFid > rows * MAX_FID_SPREAD + FID_MARGIN) layout.regular = false;
+      columns = plannedLayer(gpkg, spec).columns;
+      bounds = gpkg.fidBounds(gpkg.layer(spec.layer, spec.srid));
     } finally {
       gpkg.close();
     }
+    if (spec.group && !columns.includes(spec.group.column)) throw new Error(`record group column ${spec.group.column} is not among the columns read from ${spec.layer}`);
+    const request = (range: FidRange): RowHashRequest => ({ path: file.path, label: context.fileName, layer: spec.layer, srid: spec.srid, columns, groupColumn: spec.group?.column, range, batchSize });
+    const lines = (batch: RowHashBatch): HashedLine[] =>
+      batch.numbers.map((number, i) => (spec.group ? { number, hash: batch.hashes[i], group: spec.group.value(batch.groups![i]) } : { number, hash: batch.hashes[i] }));
+    let rows = 0;
+    if (bounds) {
+      // The upper half of the fids in a thread of its own, beside this one: a night's stage is
+      // mostly this pass, and the database waits meanwhile, so the second core was idle.
+      const split = bounds.last - bounds.first + 1 >= threadFrom ? Math.floor((bounds.first + bounds.last) / 2) : bounds.last;
+      if (split < bounds.last) thread = HashThread.start(request({ first: split + 1, last: bounds.last }));
+      for (const batch of hashRowRange(request({ first: bounds.first, last: split }))) {
+        rows += batch.numbers.length;
+        yield lines(batch);
+        for (const theirs of thread?.take() ?? []) {
+          rows += theirs.numbers.length;
+          yield lines(theirs);
+        }
+      }
+      for (let theirs = await thread?.next(); theirs?.length; theirs = await thread!.next()) {
+        for (const batch of theirs) {
+          rows += batch.numbers.length;
+          yield lines(batch);
+        }
+      }
+    }
+    if (bounds && (bounds.first < 1 || bounds.last > rows * MAX_FID_SPREAD + FID_MARGIN)) layout.regular = false;
     if (keepFile) {
       keepFile(file);
       handedOver = true;
     }
   } finally {
+    await thread?.stop();
     if (!handedOver) await file.cleanup();
   }
 }
+
+/** Layers spanning fewer fids are hashed in one thread: starting a second costs more than it saves. */
+const THREAD_FROM_ROWS = 20_000;

@@ -44,6 +44,12 @@ export interface GeoPackageLayer {
   bbox: [number, number, number, number] | null;
 }
 
+/** Feature ids from `first` to `last`, both included. */
+export interface FidRange {
+  first: number;
+  last: number;
+}
+
 export interface GeoPackageFeature {
   /** The row's feature id (`fid`), increasing in iteration order. */
   position: number;
@@ -198,18 +204,32 @@ export class GeoPackage {
     }
   }
 
-  /** The layer's rows as stored: fid, the `columns`' values in that order, the geometry blob undecoded. */
-  *rows(layer: GeoPackageLayer, columns: string[] = layer.columns): Generator<{ position: number; values: unknown[]; blob: unknown }> {
+  /** The layer's first and last feature id (by its integer key, without reading the rows); null when it has none. */
+  fidBounds(layer: GeoPackageLayer): FidRange | null {
+    const id = quoteIdentifier(layer.idColumn);
+    const bounds = this.query(`while reading layer "${layer.table}"`, () =>
+      this.db.prepare(`SELECT min(${id}) AS first, max(${id}) AS last FROM ${quoteIdentifier(layer.table)}`).get() as { first: number | null; last: number | null },
+    );
+    return bounds.first === null || bounds.last === null ? null : { first: Number(bounds.first), last: Number(bounds.last) };
+  }
+
+  /**
+   * The layer's rows as stored: fid, the `columns`' values in that order, the geometry blob
+   * undecoded; with `range`, only the rows whose fid lies in it.
+   */
+  *rows(layer: GeoPackageLayer, columns: string[] = layer.columns, range?: FidRange): Generator<{ position: number; values: unknown[]; blob: unknown }> {
     const unknown = columns.filter((c) => !layer.columns.includes(c));
     if (unknown.length) throw new InputFormatError(`${this.label}: layer "${layer.table}" has no column ${unknown.join(', ')} (columns: ${layer.columns.join(', ')})`);
+    const id = quoteIdentifier(layer.idColumn);
     const statement = this.query(`while reading layer "${layer.table}"`, () =>
       this.db.prepare(
-        `SELECT ${[layer.idColumn, layer.geometryColumn, ...columns].map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(layer.table)} ORDER BY ${quoteIdentifier(layer.idColumn)}`,
+        `SELECT ${[layer.idColumn, layer.geometryColumn, ...columns].map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(layer.table)}` +
+          `${range ? ` WHERE ${id} BETWEEN ? AND ?` : ''} ORDER BY ${id}`,
       ).raw(),
     );
     let position: number | null = null;
     try {
-      for (const row of statement.iterate() as Iterable<unknown[]>) {
+      for (const row of statement.iterate(...(range ? [range.first, range.last] : [])) as Iterable<unknown[]>) {
         position = Number(row[0]);
         yield { position, values: row.slice(2), blob: row[1] };
       }

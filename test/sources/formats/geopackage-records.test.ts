@@ -1,13 +1,16 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { GeoPackage } from '../../../sources/formats/geopackage.js';
 import { GeoPackageWriter } from '../../../sources/formats/geopackage-writer.js';
 import { hashGeoPackageRows, type RowLayout } from '../../../sources/formats/geopackage-records.js';
 import type { HashedLine } from '../../../sources/formats/line-records.js';
+import { HashThread } from '../../../sources/formats/geopackage-hash-worker.js';
+import { InputFormatError } from '../../../sources/formats/input-error.js';
+import type { RecordGroup } from '../../../sources/source-adapter.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -28,12 +31,15 @@ function layer(name: string, rows: [string, number | null, number][]): string {
   return file;
 }
 
-async function hashes(file: string): Promise<{ hashed: HashedLine[]; layout: RowLayout }> {
+async function hashes(file: string, options: { threadFrom?: number; spec?: typeof SPEC & { group?: RecordGroup } } = {}): Promise<{ hashed: HashedLine[]; layout: RowLayout }> {
   const layout: RowLayout = { regular: true };
   const hashed: HashedLine[] = [];
-  for await (const batch of hashGeoPackageRows(createReadStream(file), { fileName: path.basename(file), artifactPath: file }, SPEC, layout, { batchSize: 2 })) hashed.push(...batch);
+  const rows = hashGeoPackageRows(createReadStream(file), { fileName: path.basename(file), artifactPath: file }, options.spec ?? SPEC, layout, { batchSize: 2, threadFrom: options.threadFrom });
+  for await (const batch of rows) hashed.push(...batch);
   return { hashed, layout };
 }
+
+const byNumber = (rows: HashedLine[]) => [...rows].sort((a, b) => a.number - b.number);
 
 describe('hashGeoPackageRows', () => {
   it('numbers the rows by fid as the reader gives their positions, and hashes only the columns read and the geometry', async () => {
@@ -58,5 +64,37 @@ describe('hashGeoPackageRows', () => {
     const { hashed, layout } = await hashes(file);
     expect(hashed.map((row) => row.number)).toEqual([50_000_000]);
     expect(layout.regular).toBe(false);
+  });
+
+  it('hashes the upper half of the fids in a worker thread, with the same hashes, numbers and groups as one thread', async () => {
+    // 401 rows in batches of 2: the thread posts far more batches than it may have in flight, so it waits for this one.
+    const rows = Array.from({ length: 401 }, (_, i): [string, number | null, number] => [`id-${i % 50}`, i % 7 ? i : null, 650000 + i]);
+    const file = layer('threaded.gpkg', rows);
+    const spec = { ...SPEC, group: { column: 'objektidentitet', staged: 'address_id', value: (raw: unknown) => `group of ${raw}` } };
+    const started = vi.spyOn(HashThread, 'start');
+    const alone = await hashes(file, { threadFrom: Number.MAX_SAFE_INTEGER, spec });
+    expect(started).not.toHaveBeenCalled();
+    const split = await hashes(file, { threadFrom: 1, spec });
+    // fids 1 to 401: this thread hashes 1 to 201, the worker thread 202 to 401.
+    expect(started).toHaveBeenCalledTimes(1);
+    expect(started.mock.calls[0][0].range).toEqual({ first: 202, last: 401 });
+    started.mockRestore();
+    expect(alone.hashed).toHaveLength(401);
+    expect(byNumber(split.hashed)).toEqual(alone.hashed);
+    expect(alone.hashed[3]).toMatchObject({ number: 4, group: 'group of id-3' });
+    expect(split.layout.regular).toBe(true);
+  });
+
+  it('a thread that cannot read its part fails the pass with the file named, as one thread would', async () => {
+    const notGeoPackage = path.join(dir, 'not-a-geopackage.gpkg');
+    await writeFile(notGeoPackage, 'fid,objektidentitet\n1,a\n');
+    const thread = HashThread.start({ path: notGeoPackage, label: 'adresser.gpkg', layer: 'adress', srid: 3006, columns: SPEC.columns, range: { first: 1, last: 10 }, batchSize: 2 });
+    try {
+      const failure = await thread.next().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(InputFormatError);
+      expect((failure as Error).message).toMatch(/adresser\.gpkg is not a GeoPackage/);
+    } finally {
+      await thread.stop();
+    }
   });
 });
