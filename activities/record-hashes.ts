@@ -15,6 +15,7 @@ import type { ChangeCounts, GroupKey, LineLayout, PublishScope, SourceAdapter } 
 import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
 import { openFeatureSpool, type ChangedFeatureSpool } from './feature-spool.js';
+import { sourceRecordTable } from './source-record-table.js';
 
 /**
  * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords), GML
@@ -137,7 +138,8 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
   // DISTINCT subquery, which PostgreSQL hashes: count(DISTINCT) sorts, 11.5 s against 4.9 to 7.3 s
   // over 8 M synthetic parts of 7.5 M buildings (a national Byggnad file) at the installed work_mem.
   const group = recordGroupOf(source);
-  const records = group ? `(SELECT DISTINCT record_key FROM source_record WHERE source_id = $1) AS grouped` : `source_record WHERE source_id = $1`;
+  const table = await sourceRecordTable(client, source.id);
+  const records = group ? `(SELECT DISTINCT record_key FROM ${table} WHERE source_id = $1) AS grouped` : `${table} WHERE source_id = $1`;
   const published = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${records}`, [source.id]);
   if (published.rows[0].n === 0) return false;
   const live = group?.countLive
@@ -203,11 +205,12 @@ async function hashAndCompare(
   }
   const basedOn = await lastPublishedRun(client, source.id);
   const changedLines = new LineSet();
+  const published = await sourceRecordTable(client, source.id);
   // One hash anti-join for all lines (a probe per line took 1.7 s for 389,003), then read in
   // pages, so that a file that changed throughout costs no more memory than the bit set.
   await client.query(`DROP TABLE IF EXISTS pg_temp.changed_line`);
   const newRecords = `SELECT r.line, ${group ? 'r.record_group' : 'NULL::text AS record_group'} FROM ${table} r
-     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`;
+     WHERE NOT EXISTS (SELECT 1 FROM ${published} p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`;
   await client.query(
     group
       // Every record of a group that has a new record or lost one: the publish rebuilds the group's row from all of them.
@@ -216,7 +219,7 @@ async function hashAndCompare(
               touched AS (
                 SELECT record_group FROM new WHERE record_group IS NOT NULL
                 UNION
-                SELECT p.record_key FROM source_record p
+                SELECT p.record_key FROM ${published} p
                 WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${table} r WHERE r.record_hash = p.record_hash)
               )
          SELECT line FROM new
@@ -265,7 +268,7 @@ export async function assertIncrementBase(client: pg.PoolClient, request: { sour
   // The lines this run parsed are its staged rows and its rejects; every other line was unchanged.
   const missing = await client.query<{ n: number }>(
     `SELECT count(*)::bigint AS n FROM ${records.table} r
-     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)
+     WHERE NOT EXISTS (SELECT 1 FROM ${await sourceRecordTable(client, sourceId)} p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)
        AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.src_pos = r.line)
        AND NOT EXISTS (SELECT 1 FROM source_reject j WHERE j.run_id = $2 AND j.source_id = $1 AND j.position = r.line)`,
     [sourceId, runId],
@@ -312,7 +315,7 @@ export async function quarantineDuplicatesOfUnchanged(
     const result = await client.query(
       `WITH held AS MATERIALIZED (
          SELECT st.src_pos, p.record_key, p.record_hash FROM ${stagingTable} st
-         JOIN source_record p ON p.source_id = $2 AND p.record_key = ${recordKeySql(source, 'st')}
+         JOIN ${await sourceRecordTable(client, source.id)} p ON p.source_id = $2 AND p.record_key = ${recordKeySql(source, 'st')}
        ),
        duplicate AS MATERIALIZED (
          SELECT held.src_pos, held.record_key, r.line FROM held JOIN ${records.table} r ON r.record_hash = held.record_hash
@@ -356,7 +359,7 @@ export async function collectRemovedKeys(client: pg.PoolClient, source: SourceAd
   // DISTINCT: the records of a group share its key.
   await client.query(
     `CREATE TEMP TABLE removed_record_key ON COMMIT DROP AS
-     SELECT DISTINCT ${keys.join(', ')} FROM source_record p
+     SELECT DISTINCT ${keys.join(', ')} FROM ${await sourceRecordTable(client, source.id)} p
      WHERE p.source_id = $1
        AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)
        AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE ${recordKeySql(source, 's')} = p.record_key)`,
@@ -379,13 +382,14 @@ export async function recordPublishedLines(
   request: { source: SourceAdapter; runId: string; stagingTable: string; records: LineRecords; scope: PublishScope },
 ): Promise<Record<string, ChangeCounts>> {
   const { source, runId, stagingTable, records, scope } = request;
+  const published = await sourceRecordTable(client, source.id);
   const removed = scope.municipalities || !records.increment
     ? await client.query(`DELETE FROM source_record WHERE source_id = $1`, [source.id])
     // Lines gone or changed, and unchanged lines this run rejected (a staged row before them took
     // their key: quarantineDuplicatesOfUnchanged). A key staged again had its old line among the
     // changed ones: validation quarantined the staged rows whose key an unchanged line before them holds.
     : await client.query(
-      `DELETE FROM source_record p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
+      `DELETE FROM ${published} p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
       [source.id],
     );
   // A statement of its own: OR-ed into the anti-join above, it would make that a probe per record.
@@ -393,7 +397,7 @@ export async function recordPublishedLines(
   const rejectedUnchanged = scope.municipalities || !records.increment
     ? undefined
     : await client.query(
-      `DELETE FROM source_record p
+      `DELETE FROM ${published} p
        USING (SELECT r.record_hash FROM source_reject j JOIN ${records.table} r ON r.line = j.position
               WHERE j.run_id = $2 AND j.source_id = $1 AND j.raw = $3) lost
        WHERE p.source_id = $1 AND p.record_hash = lost.record_hash`,
@@ -405,7 +409,7 @@ export async function recordPublishedLines(
       `INSERT INTO source_record (source_id, record_key, record_hash)
        SELECT $1, ${recordKeySql(source, 's')}, r.record_hash FROM ${stagingTable} s JOIN ${records.table} r ON r.line = s.src_pos
        -- already there when another run published the same line after this one was staged
-       WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
+       WHERE NOT EXISTS (SELECT 1 FROM ${published} p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
       [source.id],
     );
   const partition = await client.query<{ name: string }>(`SELECT tableoid::regclass::text AS name FROM source_record WHERE source_id = $1 LIMIT 1`, [source.id]);
