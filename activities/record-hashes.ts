@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
-import { quoteIdent, withTransaction } from '../lib/db.js';
+import { inTransaction, quoteIdent, withTransaction } from '../lib/db.js';
 import { CopyWriter } from '../lib/copy-writer.js';
 import { encodeCell } from '../lib/copy-text.js';
 import { lastPublishedRun } from '../lib/run-ledger.js';
@@ -16,6 +16,7 @@ import type { LineRecords } from './types.js';
 import { recordsTableName, stagingLost } from './staging-table.js';
 import { openFeatureSpool, type ChangedFeatureSpool } from './feature-spool.js';
 import { sourceRecordTable } from './source-record-table.js';
+import { withHashJoins } from '../sources/publish/merge-table.js';
 
 /**
  * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords), GML
@@ -211,7 +212,12 @@ async function hashAndCompare(
   await client.query(`DROP TABLE IF EXISTS pg_temp.changed_line`);
   const newRecords = `SELECT r.line, ${group ? 'r.record_group' : 'NULL::text AS record_group'} FROM ${table} r
      WHERE NOT EXISTS (SELECT 1 FROM ${published} p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`;
-  await client.query(
+  // Hash joins only, in a transaction of its own (the setting is the transaction's): from the
+  // partition's statistics the planner expects next to no new record, and a nested loop over the
+  // records for each would be quadratic in the lines a night changed (as the publish's insert of
+  // the new records was, 6.6 s instead of 0.5 s, when it read the partition: it reads
+  // `source_record`, see activities/source-record-table.ts).
+  await inTransaction(client, () => withHashJoins(client, () => client.query(
     group
       // Every record of a group that has a new record or lost one: the publish rebuilds the group's row from all of them.
       ? `CREATE TEMP TABLE changed_line AS
@@ -227,7 +233,7 @@ async function hashAndCompare(
          SELECT r.line FROM ${table} r JOIN touched t ON t.record_group = r.record_group`
       : `CREATE TEMP TABLE changed_line AS SELECT line FROM (${newRecords}) new`,
     [source.id],
-  );
+  )));
   await client.query(`CREATE INDEX ON pg_temp.changed_line (line)`);
   let unchanged = total;
   for (let after = 0; ; ) {
@@ -268,7 +274,7 @@ export async function assertIncrementBase(client: pg.PoolClient, request: { sour
   // The lines this run parsed are its staged rows and its rejects; every other line was unchanged.
   const missing = await client.query<{ n: number }>(
     `SELECT count(*)::bigint AS n FROM ${records.table} r
-     WHERE NOT EXISTS (SELECT 1 FROM ${await sourceRecordTable(client, sourceId)} p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)
+     WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)
        AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.src_pos = r.line)
        AND NOT EXISTS (SELECT 1 FROM source_reject j WHERE j.run_id = $2 AND j.source_id = $1 AND j.position = r.line)`,
     [sourceId, runId],
@@ -315,7 +321,7 @@ export async function quarantineDuplicatesOfUnchanged(
     const result = await client.query(
       `WITH held AS MATERIALIZED (
          SELECT st.src_pos, p.record_key, p.record_hash FROM ${stagingTable} st
-         JOIN ${await sourceRecordTable(client, source.id)} p ON p.source_id = $2 AND p.record_key = ${recordKeySql(source, 'st')}
+         JOIN source_record p ON p.source_id = $2 AND p.record_key = ${recordKeySql(source, 'st')}
        ),
        duplicate AS MATERIALIZED (
          SELECT held.src_pos, held.record_key, r.line FROM held JOIN ${records.table} r ON r.record_hash = held.record_hash
@@ -359,7 +365,7 @@ export async function collectRemovedKeys(client: pg.PoolClient, source: SourceAd
   // DISTINCT: the records of a group share its key.
   await client.query(
     `CREATE TEMP TABLE removed_record_key ON COMMIT DROP AS
-     SELECT DISTINCT ${keys.join(', ')} FROM ${await sourceRecordTable(client, source.id)} p
+     SELECT DISTINCT ${keys.join(', ')} FROM source_record p
      WHERE p.source_id = $1
        AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)
        AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE ${recordKeySql(source, 's')} = p.record_key)`,
@@ -382,14 +388,13 @@ export async function recordPublishedLines(
   request: { source: SourceAdapter; runId: string; stagingTable: string; records: LineRecords; scope: PublishScope },
 ): Promise<Record<string, ChangeCounts>> {
   const { source, runId, stagingTable, records, scope } = request;
-  const published = await sourceRecordTable(client, source.id);
   const removed = scope.municipalities || !records.increment
     ? await client.query(`DELETE FROM source_record WHERE source_id = $1`, [source.id])
     // Lines gone or changed, and unchanged lines this run rejected (a staged row before them took
     // their key: quarantineDuplicatesOfUnchanged). A key staged again had its old line among the
     // changed ones: validation quarantined the staged rows whose key an unchanged line before them holds.
     : await client.query(
-      `DELETE FROM ${published} p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
+      `DELETE FROM source_record p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
       [source.id],
     );
   // A statement of its own: OR-ed into the anti-join above, it would make that a probe per record.
@@ -397,7 +402,7 @@ export async function recordPublishedLines(
   const rejectedUnchanged = scope.municipalities || !records.increment
     ? undefined
     : await client.query(
-      `DELETE FROM ${published} p
+      `DELETE FROM source_record p
        USING (SELECT r.record_hash FROM source_reject j JOIN ${records.table} r ON r.line = j.position
               WHERE j.run_id = $2 AND j.source_id = $1 AND j.raw = $3) lost
        WHERE p.source_id = $1 AND p.record_hash = lost.record_hash`,
@@ -409,7 +414,7 @@ export async function recordPublishedLines(
       `INSERT INTO source_record (source_id, record_key, record_hash)
        SELECT $1, ${recordKeySql(source, 's')}, r.record_hash FROM ${stagingTable} s JOIN ${records.table} r ON r.line = s.src_pos
        -- already there when another run published the same line after this one was staged
-       WHERE NOT EXISTS (SELECT 1 FROM ${published} p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
+       WHERE NOT EXISTS (SELECT 1 FROM source_record p WHERE p.source_id = $1 AND p.record_hash = r.record_hash)`,
       [source.id],
     );
   const partition = await client.query<{ name: string }>(`SELECT tableoid::regclass::text AS name FROM source_record WHERE source_id = $1 LIMIT 1`, [source.id]);

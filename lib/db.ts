@@ -80,15 +80,22 @@ export async function closePools(): Promise<void> {
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
+    return await inTransaction(client, () => work(client));
+  } finally {
+    client.release();
+  }
+}
+
+/** `work` in a transaction on a connection already held (its session's temporary tables stay); rolled back if it fails. */
+export async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await work();
     await client.query('COMMIT');
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
-  } finally {
-    client.release();
   }
 }
 

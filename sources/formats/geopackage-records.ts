@@ -45,8 +45,9 @@ export async function* hashGeoPackageRows(
     let bounds: FidRange | null;
     let columns: string[];
     try {
-      columns = plannedLayer(gpkg, spec).columns;
-      bounds = gpkg.fidBounds(gpkg.layer(spec.layer, spec.srid));
+      const planned = plannedLayer(gpkg, spec);
+      columns = planned.columns;
+      bounds = gpkg.fidBounds(planned.layer);
     } finally {
       gpkg.close();
     }
