@@ -6,10 +6,10 @@
  */
 import { workerData } from 'node:worker_threads';
 import { InputFormatError } from './input-error.js';
-import { hashRowRange, type RowHashRequest } from './geopackage-row-hashes.js';
+import { hashRowRange } from './geopackage-row-hashes.js';
 import type { HashThreadData, HashThreadMessage } from './geopackage-hash-worker.js';
 
-const { request, port, posted, maxInFlight } = workerData as HashThreadData & { request: RowHashRequest };
+const { request, port, posted, maxInFlight } = workerData as HashThreadData;
 const counter = new Int32Array(posted);
 /** Counted after it is posted, and the main thread woken if it waits for one. */
 const post = (message: HashThreadMessage) => {
