@@ -81,6 +81,27 @@ describe('hashFeatureRecords', () => {
     expect(otherCrs[0].hash).not.toBe(before[0].hash);
   });
 
+  it('ends a feature at its own closing tag, not where its name stands in an attribute, in text or inside another name, nor before a `!` or `?` of its text', async () => {
+    const tricky = (id: string) =>
+      `<gml:featureMember><app:Teig gml:id="teig.${id}">\n` +
+      `  <app:merknad href="https://example.org/?type=app:Teig&amp;id=${id}">Hva er app:Teig? En teig!</app:merknad>\n` +
+      `  <xapp:Teig xmlns:xapp="urn:x">${id}</xapp:Teig><app:Teigdel>${id}</app:Teigdel><app:Teig-del/>\n` +
+      `</app:Teig></gml:featureMember>\n`;
+    const bytes = collection([tricky('1'), tricky('2'), tricky('3')]);
+    const text = bytes.toString('latin1');
+    const header = text.slice(0, text.indexOf('<app:Teig '));
+    const trailer = text.slice(text.lastIndexOf('</app:Teig>') + '</app:Teig>'.length);
+    const second = tricky('2').slice('<gml:featureMember>'.length, -'</gml:featureMember>\n'.length);
+    for (const size of [7, 64 * 1024]) {
+      const { hashed, layout } = await hashes(bytes, 'Teig', size);
+      expect(hashed.map((record) => record.number), `chunks of ${size}`).toEqual([1, 2, 3]);
+      expect(layout.regular).toBe(true);
+      const kept: Buffer[] = [];
+      for await (const chunk of keepFeatures(chunked(bytes, size), { element: 'Teig', keep: (number) => number === 2 })) kept.push(chunk);
+      expect(Buffer.concat(kept).toString('latin1'), `chunks of ${size}`).toBe(header + second + trailer);
+    }
+  });
+
   it('finds a collection filterable only when bare wrapper tags (and comments) stand between its features', async () => {
     expect((await hashes(collection([teig('1', 100), '<!-- a comment -->', teig('2', 200)]), 'Teig')).layout.regular).toBe(true);
     // Another feature type between two Teig, or a wrapper with attributes: a filtered file would lose what they state.
