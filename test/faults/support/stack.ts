@@ -29,8 +29,13 @@ const execFileAsync = promisify(execFile);
 
 export const ADDRESS_ROWS = Number(process.env.NORDPROP_FAULT_ADDRESS_ROWS ?? 20_000);
 export const TEIG_FEATURES = 2_000;
-/** Rows per committed COPY chunk: a stage of A or B commits about 80 of them. */
-export const STAGE_CHUNK_ROWS = 250;
+/**
+ * Rows per committed COPY chunk. A whole-file stage of A or B commits about 800 of them, the
+ * stage of B against a live A (its changed lines only, about 2,600) about 100: the holds of
+ * faults.ts catch a stage between two chunks, and at 250 rows B's 11 chunks were all committed
+ * before a loaded CI machine ran the hold's next try.
+ */
+export const STAGE_CHUNK_ROWS = 25;
 /** Columns that name the run that wrote a row or when: a clean load and a faulted one differ in them by nature. */
 const RUN_COLUMNS = ['published_run_id', 'updated_at'];
 
