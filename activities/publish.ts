@@ -44,18 +44,19 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     // empty, and merging it would delete every live row in scope. Nothing else writes it now.
     await assertStagingIntact(client, stagingTable, request.snapshot.fingerprint);
     const { lineRecords } = request.snapshot;
+    let recordChanges: string | undefined;
     if (lineRecords) {
       await assertRecordsIntact(client, lineRecords);
-      await assertIncrementBase(client, { sourceId: source.id, runId: request.runId, stagingTable, records: lineRecords });
+      recordChanges = await assertIncrementBase(client, { sourceId: source.id, runId: request.runId, stagingTable, records: lineRecords });
     }
     // The line-record steps are timed beside the adapter's own (publishStepsMs).
     const { timed, steps } = stepTimer();
-    const removedKeys = lineRecords?.increment ? await timed('removed_keys', () => collectRemovedKeys(client, source, stagingTable, lineRecords)) : undefined;
+    const removedKeys = lineRecords?.increment ? await timed('removed_keys', () => collectRemovedKeys(client, source, stagingTable, lineRecords, recordChanges)) : undefined;
     const context = { client, stagingTable, runId: request.runId, sourceId: source.id, removedKeys };
     const merged = request.snapshot.increment && source.increment
       ? await source.increment.publishChanges(context, ledger?.position ?? {})
       : await source.publish(context, scope);
-    const lineHashes = lineRecords ? await timed('line_hashes', () => recordPublishedLines(client, { source, runId: request.runId, stagingTable, records: lineRecords, scope })) : {};
+    const lineHashes = lineRecords ? await timed('line_hashes', () => recordPublishedLines(client, { source, runId: request.runId, stagingTable, records: lineRecords, scope, changes: recordChanges })) : {};
     await markSourceRunPublished(client, {
       runId: request.runId,
       sourceId: source.id,

@@ -15,9 +15,18 @@ export function recordsTableName(sourceId: string, runId: string): string {
   return `staging.${quoteIdent(name)}`;
 }
 
+/**
+ * And, on a night that stages only changed lines, how its records differ from those its last
+ * publish had into `staging."c_<source>_<run>"` (activities/record-hashes.ts).
+ */
+export function recordChangesTableName(sourceId: string, runId: string): string {
+  const name = `c_${sourceId}_${runId}`.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 63);
+  return `staging.${quoteIdent(name)}`;
+}
+
 /** Drops a source run's staging tables (after publishing, or when the run failed or was abandoned). */
 export async function dropStagingTables(db: Pick<pg.Pool, 'query'>, sourceId: string, runId: string): Promise<void> {
-  await db.query(`DROP TABLE IF EXISTS ${stagingTableName(sourceId, runId)}, ${recordsTableName(sourceId, runId)}`);
+  await db.query(`DROP TABLE IF EXISTS ${stagingTableName(sourceId, runId)}, ${recordsTableName(sourceId, runId)}, ${recordChangesTableName(sourceId, runId)}`);
 }
 
 export function createStagingSql(source: SourceAdapter, table: string): string {

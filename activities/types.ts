@@ -53,6 +53,13 @@ export interface LineRecords {
   increment: boolean;
   /** An increment: the source's last published run when it was staged, which the increment is relative to. */
   basedOn?: string;
+  /**
+   * An increment: `staging."c_<source>_<run>"`, the stage's comparison of the file's records with
+   * those `basedOn` published, (line, record_key, record_hash): a new line with its hash (no key),
+   * or a published record the file no longer holds (no line); and its rows, which the publish
+   * checks (crash recovery empties UNLOGGED tables).
+   */
+  changes?: { table: string; rows: number };
 }
 
 export interface StagedSnapshot {

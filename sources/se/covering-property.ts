@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
-import { scopeFilter, withHashJoins } from '../publish/merge-table.js';
+import { scopeFilter, withHashJoins, withKeyLookups } from '../publish/merge-table.js';
 
 /**
  * Swedish addresses and buildings carry no property reference: each is linked to the property
@@ -60,7 +60,9 @@ export async function collectReplacedParcels(client: pg.PoolClient, stagingTable
     : `SELECT live.geom FROM parcel live
        WHERE ${filter.sql} AND NOT EXISTS (SELECT 1 FROM ${stagingTable} s WHERE s.parcel_id = live.parcel_id)`;
   await client.query(`DROP TABLE IF EXISTS se_changed_parcel`);
-  await withHashJoins(client, () =>
+  // An increment's few staged and removed parcels are looked up by key: hashed, the statement
+  // read all 177,669 Swedish parcels at 0.05 x national to find 3,000 of them (330 ms a night).
+  await (removedKeys ? withKeyLookups : withHashJoins)(client, () =>
     client.query(
       `CREATE TEMP TABLE se_changed_parcel ON COMMIT DROP AS
        SELECT live.geom FROM parcel live JOIN ${stagingTable} s ON s.parcel_id = live.parcel_id

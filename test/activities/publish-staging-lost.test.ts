@@ -47,6 +47,21 @@ async function stageAndValidate(national = false, artifactPath = REAL_ADDRESS_ZI
 
 const publish = (runId: string, snapshot: ValidatedSnapshot) => new MockActivityEnvironment().run(publishStaged, { runId, sourceId: 'no-address', snapshot });
 
+/** Stages and publishes a file of the register as a night does (or, with `force`, whole). */
+async function publishFile(artifactPath: string, options: { force?: boolean } = {}): Promise<void> {
+  const run = options.force ? await stageAndValidate(false, artifactPath) : await stageAndValidate(true, artifactPath);
+  await publish(run.runId, run.snapshot);
+}
+
+/** The real address sample's CSV with its record lines edited (the header kept). */
+async function addressFile(edit: (lines: string[]) => string[]): Promise<string> {
+  const [csvName, csv] = [...(await readZip(REAL_ADDRESS_ZIP)).entries()].find(([name]) => name.endsWith('.csv'))!;
+  const [header, ...lines] = csv.toString('utf8').trimEnd().split('\n');
+  const file = path.join(await tempDir('staging-lost'), path.basename(csvName));
+  await writeFile(file, [header, ...edit(lines)].join('\n') + '\n');
+  return file;
+}
+
 describe('publish of a staging table that lost its rows', () => {
   it('refuses an emptied staging table and leaves live as it was', async () => {
     const first = await stageAndValidate();
@@ -72,6 +87,33 @@ describe('publish of a staging table that lost its rows', () => {
     await getPool().query(`TRUNCATE ${night.snapshot.lineRecords!.table}`);
     await expect(publish(night.runId, night.snapshot)).rejects.toMatchObject({ type: 'StagingLost', message: expect.stringMatching(/line hashes .* hold 0 lines where 47 were hashed/) });
     expect(await tableDigest(getPool(), 'address')).toBe(live);
+  });
+
+  it('refuses a night whose record changes were lost, which would otherwise keep the rows its file no longer has', async () => {
+    await publishFile(REAL_ADDRESS_ZIP);
+    const live = await tableDigest(getPool(), 'address');
+    const night = await stageAndValidate(true, await addressFile((lines) => lines.slice(0, -3)));
+    expect(night.snapshot.lineRecords).toMatchObject({ increment: true, total: 44, changes: { rows: 3 } });
+    await getPool().query(`TRUNCATE ${night.snapshot.lineRecords!.changes!.table}`);
+    await expect(publish(night.runId, night.snapshot)).rejects.toMatchObject({ type: 'StagingLost', message: expect.stringMatching(/record changes .* hold 0 rows where the stage found 3/) });
+    expect(await tableDigest(getPool(), 'address')).toBe(live);
+  });
+
+  it('a night overtaken by a run that published a line its file lacks removes that line\'s row too, not only those gone when it staged', async () => {
+    await publishFile(await addressFile((lines) => lines.slice(0, -3)));
+    // Staged against the shorter file: the three lines are new, no published record is gone.
+    const late = await stageAndValidate(true, REAL_ADDRESS_ZIP);
+    expect(late.snapshot.lineRecords).toMatchObject({ increment: true, unchanged: 44, changes: { rows: 3 } });
+    // Meanwhile another run publishes the file with one more address: every line the late run took as unchanged is still published.
+    const extra = await addressFile((lines) => [...lines, lines.at(-1)!.replace(/^\d+;/, '999999991;')]);
+    await publishFile(extra);
+    expect((await getPool().query(`SELECT count(*)::int AS n FROM address WHERE address_id = '999999991'`)).rows[0].n).toBe(1);
+    await publish(late.runId, late.snapshot);
+    // Live is the late run's file, as a full load of it gives.
+    const afterNight = await tableDigest(getPool(), 'address');
+    await publishFile(REAL_ADDRESS_ZIP, { force: true });
+    expect(afterNight).toBe(await tableDigest(getPool(), 'address'));
+    expect(afterNight).toMatch(/^47:/);
   });
 
   it('publishes a night that another run overtook only when no line it took as unchanged was changed since', async () => {

@@ -10,6 +10,8 @@ export interface PlanNode {
   'Node Type': string;
   'Parent Relationship'?: string;
   'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 
@@ -38,6 +40,15 @@ export async function explainEachStatement(client: pg.ClientBase, into: Explaine
 
 /** A plan node and every node below it. */
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/**
+ * How a plan reads `relation` (not the table it writes): each scan's node type, index and index
+ * condition, e.g. `Index Scan company_pkey ((org_scheme = '0007'::text) AND (org_id = r.org_id))`.
+ */
+export const readsOf = (node: PlanNode, relation: string): string[] =>
+  nodesOf(node)
+    .filter((n) => n['Relation Name'] === relation && n['Node Type'] !== 'ModifyTable')
+    .map((n) => [n['Node Type'], n['Index Name'], n['Index Cond']].filter(Boolean).join(' '));
 
 /** The tables a plan reads whole (sequential scans). */
 export const tablesReadWhole = (node: PlanNode): string[] =>

@@ -13,9 +13,10 @@ const SNAPSHOT = 'pg_temp.se_company_snapshot';
 /** A live company's organisation number, shared by a sole trader's registrations `<number>-<löpnummer>` (its record group, record-groups.ts). */
 const ORGANISATION_OF = (alias: string) => `split_part(${alias}.org_id, '-', 1)`;
 
-const COMPANY_MERGE: TableMerge = {
+export const COMPANY_MERGE: TableMerge = {
   liveTable: 'company',
   keyColumn: 'org_id',
+  keyScope: `live.org_scheme = '${SCHEME}'`,
   columns: {
     org_scheme: `'${SCHEME}'`,
     name: 's.name',
