@@ -210,7 +210,7 @@ async function hashAndCompare(
   const basedOn = await lastPublishedRun(client, source.id);
   const changedLines = new LineSet();
   const changes = recordChangesTableName(source.id, runId);
-  await client.query(`DROP TABLE IF EXISTS pg_temp.record_diff, pg_temp.changed_line`);
+  await client.query(`DROP TABLE IF EXISTS pg_temp.changed_line`);
   // One hash full join of the file's records with the published ones (a probe per line took
   // 1.7 s for 389,003): the lines that are new, and the published records the file no longer
   // holds. Kept for the publish (LineRecords.changes), which otherwise compares both sides again,
@@ -221,30 +221,29 @@ async function hashAndCompare(
   // records for each would be quadratic in the lines a night changed (as the publish's insert of
   // the new records was, 6.6 s instead of 0.5 s, when it read the partition: it reads
   // `source_record`, see activities/source-record-table.ts).
-  await inTransaction(client, () => withHashJoinsOnly(client, () => client.query(
-    `CREATE TEMP TABLE record_diff AS
+  const compared = await inTransaction(client, () => withHashJoinsOnly(client, () => client.query(
+    `CREATE UNLOGGED TABLE ${changes} AS
      SELECT r.line, ${group ? 'r.record_group' : 'NULL::text AS record_group'}, p.record_key, coalesce(r.record_hash, p.record_hash) AS record_hash
      FROM ${table} r FULL JOIN (SELECT record_key, record_hash FROM ${published} WHERE source_id = $1) p ON p.record_hash = r.record_hash
      WHERE r.line IS NULL OR p.record_hash IS NULL`,
     [source.id],
   )));
-  const changeRows = (await client.query(`CREATE UNLOGGED TABLE ${changes} AS SELECT line, record_key, record_hash FROM pg_temp.record_diff`)).rowCount ?? 0;
+  const changeRows = compared.rowCount ?? 0;
   await client.query(`ANALYZE ${changes}`);
   await inTransaction(client, () => withHashJoins(client, () => client.query(
     group
       // Every record of a group that has a new record or lost one: the publish rebuilds the group's row from all of them.
       ? `CREATE TEMP TABLE changed_line AS
          WITH touched AS (
-           SELECT record_group FROM pg_temp.record_diff WHERE line IS NOT NULL AND record_group IS NOT NULL
+           SELECT record_group FROM ${changes} WHERE line IS NOT NULL AND record_group IS NOT NULL
            UNION
-           SELECT record_key FROM pg_temp.record_diff WHERE line IS NULL
+           SELECT record_key FROM ${changes} WHERE line IS NULL
          )
-         SELECT line FROM pg_temp.record_diff WHERE line IS NOT NULL
+         SELECT line FROM ${changes} WHERE line IS NOT NULL
          UNION
          SELECT r.line FROM ${table} r JOIN touched t ON t.record_group = r.record_group`
-      : `CREATE TEMP TABLE changed_line AS SELECT line FROM pg_temp.record_diff WHERE line IS NOT NULL`,
+      : `CREATE TEMP TABLE changed_line AS SELECT line FROM ${changes} WHERE line IS NOT NULL`,
   )));
-  await client.query(`DROP TABLE pg_temp.record_diff`);
   await client.query(`CREATE INDEX ON pg_temp.changed_line (line)`);
   // Read in pages: a file that changed throughout costs no more memory than the bit set.
   let unchanged = total;

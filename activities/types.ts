@@ -55,9 +55,9 @@ export interface LineRecords {
   basedOn?: string;
   /**
    * An increment: `staging."c_<source>_<run>"`, the stage's comparison of the file's records with
-   * those `basedOn` published, (line, record_key, record_hash): a new line with its hash (no key),
-   * or a published record the file no longer holds (no line); and its rows, which the publish
-   * checks (crash recovery empties UNLOGGED tables).
+   * those `basedOn` published, (line, record_group, record_key, record_hash): a new line with its
+   * hash and group (no key), or a published record the file no longer holds (no line); and its
+   * rows, which the publish checks (crash recovery empties UNLOGGED tables).
    */
   changes?: { table: string; rows: number };
 }
