@@ -12,7 +12,8 @@ import { transformTo } from '../../../sources/geo/reproject.js';
 import { seAddress } from '../../../sources/se/address/adapter.js';
 import { seBuilding } from '../../../sources/se/building/adapter.js';
 import { seCadastre } from '../../../sources/se/cadastre/adapter.js';
-import { coveringCadastreSql, relinkAfterCadastre } from '../../../sources/se/covering-property.js';
+import { coveringCadastreSql, coveringParcelSql, relinkAfterCadastre } from '../../../sources/se/covering-property.js';
+import { createStagingSql } from '../../../activities/staging-table.js';
 import { typeOfBlock } from '../../../sources/se/cadastre-id.js';
 import { lookupCoordinate } from '../../../store/coordinate-lookup.js';
 import { NightChannel, planNight } from '../../../sample/night.js';
@@ -22,6 +23,7 @@ import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, runRefresh, sourceOf } from '../../support/runs.js';
 import { tableDigest, tablesDigest } from '../../support/live-snapshot.js';
 import { REAL_SE_MUNICIPALITIES_GPKG } from '../../support/real-data.js';
+import { explainEachStatement, type ExplainedStatement } from '../../support/explained-plans.js';
 import { realByggnadGpkg } from './gpkg-support.js';
 
 const COUNT = 400;
@@ -34,6 +36,18 @@ const file = (name: string) => path.join(sampleDir, name);
 
 /** Every Swedish live row of the tables these sources write. */
 const swedishDigest = (pool: pg.Pool) => tablesDigest(pool, ['parcel', 'parcel_property', 'property_register', 'address', 'building'], 'SE');
+
+/** Rows that do not name the property the coordinate lookup resolves at their point (or none where it resolves none). */
+const staleLinks = async (db: pg.Pool | pg.PoolClient = pipeline.pool) =>
+  (await db.query(
+    `SELECT 'address' AS kind, address_id AS id FROM address live WHERE country = 'SE' AND cadastre_id IS DISTINCT FROM ${coveringCadastreSql('live.geom')}
+     UNION ALL
+     SELECT 'building', building_id FROM building live WHERE country = 'SE' AND cadastre_id IS DISTINCT FROM ${coveringCadastreSql('live.location')}`,
+  )).rows;
+
+/** Index scans of the parcel table in the client's transaction so far: one per point a statement looked up in it. */
+const parcelProbes = async (client: pg.PoolClient) =>
+  Number((await client.query(`SELECT coalesce(sum(idx_scan), 0) AS n FROM pg_stat_xact_user_tables WHERE relname = 'parcel'`)).rows[0].n);
 
 beforeAll(async () => {
   pipeline = await startPipeline();
@@ -183,13 +197,6 @@ describe('Swedish GeoPackage registers through the worker', () => {
   });
 
   it('re-links the addresses and buildings under a parcel the cadastre removes, though their property keeps its other areas', async () => {
-    // Rows each name the property the coordinate lookup resolves at their point, or none.
-    const staleLinks = async () =>
-      (await pipeline.pool.query(
-        `SELECT 'address' AS kind, address_id AS id FROM address live WHERE country = 'SE' AND cadastre_id IS DISTINCT FROM ${coveringCadastreSql('live.geom')}
-         UNION ALL
-         SELECT 'building', building_id FROM building live WHERE country = 'SE' AND cadastre_id IS DISTINCT FROM ${coveringCadastreSql('live.location')}`,
-      )).rows;
     expect(await staleLinks()).toEqual([]);
     // The area a two-area property's addresses and buildings stand on, its first (sample/se/properties.ts).
     const property = truth.find((p) => p.areas.length === 2 && p.addresses.length > 0 && p.buildings.length > 0)!;
@@ -235,7 +242,13 @@ describe('Swedish GeoPackage registers through the worker', () => {
       const reads = async () =>
         Object.fromEntries((await client.query(`SELECT relname, seq_tup_read + coalesce(idx_tup_fetch, 0) AS n FROM pg_stat_xact_user_tables WHERE relname IN ('building', 'address')`)).rows.map((r) => [r.relname, Number(r.n)]));
       const before = await reads();
-      for (const table of ['building', 'address'] as const) await relinkAfterCadastre(client, table, { copied: true }, 'pg_temp.se_touched_property');
+      for (const table of ['building', 'address'] as const) {
+        const probesBefore = await parcelProbes(client);
+        await relinkAfterCadastre(client, table, { copied: true }, 'pg_temp.se_touched_property');
+        // One probe of the parcels for each row found, not a second one for each row it re-links.
+        const found = Number((await client.query(`SELECT count(*) AS n FROM pg_temp.relink_row`)).rows[0].n);
+        expect((await parcelProbes(client)) - probesBefore).toBe(found);
+      }
       const after = await reads();
       const read = (table: string) => after[table] - (before[table] ?? 0);
       // The rows in the changed parcel's box, which the GiST index hands over, and no more.
@@ -248,6 +261,81 @@ describe('Swedish GeoPackage registers through the worker', () => {
       expect(relinked.rows).toEqual([{ cadastre_id: cadastreId }]);
     } finally {
       await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  it('re-links a whole register from the parcels, not by probing the parcels for every row', async () => {
+    const client = await pipeline.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Links gone stale every way: lost, pointing at another property, and set where no parcel covers the row.
+      for (const table of ['building', 'address'] as const) {
+        const key = table === 'building' ? 'building_id' : 'address_id';
+        await client.query(
+          `UPDATE ${table} SET cadastre_id = CASE WHEN cadastre_id IS NULL THEN 'SE_NOWHERE_1' WHEN hashtext(${key}) % 2 = 0 THEN NULL ELSE 'SE_OTHER_1' END
+           WHERE country = 'SE' AND ctid IN (SELECT ctid FROM ${table} WHERE country = 'SE' ORDER BY ${key} LIMIT 40)`,
+        );
+      }
+      expect((await staleLinks(client)).length).toBeGreaterThanOrEqual(2 * 40);
+      const rows = Number((await client.query(`SELECT (SELECT count(*) FROM building WHERE country = 'SE') + (SELECT count(*) FROM address WHERE country = 'SE') AS n`)).rows[0].n);
+      const plans: ExplainedStatement[] = [];
+      await explainEachStatement(client, plans);
+      for (const table of ['building', 'address'] as const) await relinkAfterCadastre(client, table, { copied: false });
+      await client.query(`SET auto_explain.log_min_duration = -1`);
+      expect(await staleLinks(client)).toEqual([]);
+      // Each parcel looks up the rows under it in their index; probing the parcels' index for each
+      // of the rows instead cost nearly three times as long at 0.05 × national (covering-property.ts).
+      expect(rows).toBeGreaterThan(500);
+      const indexes = plans.map((statement) => JSON.stringify(statement.Plan));
+      expect(indexes.filter((plan) => plan.includes('"parcel_geom_idx"'))).toEqual([]);
+      expect(indexes.filter((plan) => plan.includes('"building_location_idx"') || plan.includes('"address_se_geom_idx"'))).toHaveLength(2);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  it('links a first load\'s building parts from the parcels, and a night\'s few parts each by a probe of the parcels', async () => {
+    const client = await pipeline.pool.connect();
+    const stagingTable = 'staging.se_building_link_test';
+    // The live footprints as parts of other buildings (none is kept from live), municipality unknown.
+    const stage = async (parts: number) => {
+      await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
+      await client.query(createStagingSql(seBuilding, stagingTable));
+      await client.query(
+        `INSERT INTO ${stagingTable} (src_pos, building_id, geom, area_m2, source_srid, row_hash)
+         SELECT row_number() OVER (ORDER BY building_id), 'part-' || building_id, geom, footprint_m2, source_srid, md5(building_id)::uuid
+         FROM building WHERE country = 'SE' ORDER BY building_id LIMIT $1`,
+        [parts],
+      );
+    };
+    // Each part names the property covering its point on surface, and that parcel's municipality.
+    const misLinked = async () =>
+      Number((await client.query(
+        `SELECT count(*) AS n FROM ${stagingTable} s LEFT JOIN LATERAL ${coveringParcelSql('ST_PointOnSurface(s.geom)', 'p.municipality_code')} c ON true
+         WHERE s.cadastre_id IS DISTINCT FROM c.cadastre_id OR s.municipality_code IS DISTINCT FROM coalesce(c.municipality_code, s.municipality_code)`,
+      )).rows[0].n);
+    try {
+      const parcels = Number((await client.query(`SELECT count(*) AS n FROM parcel WHERE country = 'SE'`)).rows[0].n);
+      for (const parts of [parcels, 5]) {
+        await stage(parts);
+        const plans: ExplainedStatement[] = [];
+        await explainEachStatement(client, plans);
+        await seBuilding.repairStaged!({ client, stagingTable, runId: 'link-test', sourceId: seBuilding.id });
+        await client.query(`SET auto_explain.log_min_duration = -1`);
+        client.removeAllListeners('notice');
+        expect(Number((await client.query(`SELECT count(*) AS n FROM ${stagingTable} WHERE cadastre_id IS NOT NULL`)).rows[0].n)).toBeGreaterThan(parts / 2);
+        expect(await misLinked()).toBe(0);
+        // The statements that link the parts not linked yet, and whether each probes the parcels' index.
+        const linking = plans.filter((statement) => /^\s*(UPDATE|WITH)\b/.test(statement['Query Text']) && statement['Query Text'].includes('cadastre_id IS NULL'));
+        const probes = linking.map((statement) => JSON.stringify(statement.Plan).includes('"parcel_geom_idx"'));
+        // As many parts as parcels: each parcel looks up the parts under it, and no part probes the parcels.
+        expect(probes).toEqual(parts === 5 ? [true] : [false]);
+      }
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${stagingTable}`);
+      await client.query(`DELETE FROM source_reject WHERE run_id = 'link-test'`);
       client.release();
     }
   });
