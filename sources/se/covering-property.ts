@@ -33,9 +33,8 @@ export const coveringParcelSql = (pointSql: string, extra = '') => `(
 /**
  * SQL for the covering property of every row of `table` that a parcel covers (rows `r`
  * matching `rowFilter`, located by the point expression `pointOfRow` over `r`, which a GiST
- * index must hold, with `rowFilter` as its predicate if partial): a
- * `row_id` (the row's ctid) and `cadastre_id`, plus the `extra` columns of parcel `p`; a row
- * on no parcel is not in it. The same choice as coveringParcelSql, made from the other side:
+ * index must hold, with `rowFilter` as its predicate if partial): a `row_id` (the row's ctid)
+ * and `cadastre_id`, plus the `extra` columns of parcel `p`; a row on no parcel is not in it. The same choice as coveringParcelSql, made from the other side:
  * each parcel looks up the rows under it in the rows' index. A point's probe of the parcels'
  * index cost 45 µs at 0.05 × national (the index compares each entry's box with the point's,
  * computed anew for every entry), a parcel's probe of the points' index 16 µs: all 366,789
@@ -154,19 +153,20 @@ export interface ChangedParcels {
  * Above this share of the country's parcels changed, no copy is kept (see changedParcels): about
  * where the two ways cost the same. Measured on one store at 0.05 × national, buildings and
  * addresses together, the two ways in turn, twice: the rows under a random 5, 10, 20 or 30 % of
- * the parcels (each in the copy twice) took 2.6, 4.4-6.2, 8.9-10 and 13.6-15.2 s; every row from the parcels 11 to 18 s
- * at any share. Both
- * grow with the register, so the share holds at national size, where the earlier fixed 100,000
- * parcels (2.8 % of a national cadastre) sent an ordinary night to re-link all 10 M rows.
+ * the parcels (each in the copy twice) took 2.6, 4.4-6.2, 8.9-10 and 13.6-15.2 s; every row
+ * from the parcels 11 to 18 s at any share. Both grow with the register, so the share holds at
+ * national size, where the earlier fixed 100,000 parcels (2.8 % of a national cadastre) sent an
+ * ordinary night to re-link all 10 M rows.
  */
 const FEW_CHANGED_SHARE = 0.3;
 
 /**
  * After a cadastre publish: re-links the rows on parcels this run changed (old and new
  * geometries) and the rows whose property is gone; or, when more than FEW_CHANGED_SHARE of the
- * parcels changed, every row whose link differs, found from the parcels (coveredRowsSql). A row without a link gains one only where a parcel now covers it, and
- * every parcel the run wrote is among the changed ones: the rows that had none are not read
- * again (real buildings outside the sample's parcels were 576 reads a night of a test's 600).
+ * parcels changed, every row whose link differs, found from the parcels (coveredRowsSql). A row
+ * without a link gains one only where a parcel now covers it, and every parcel the run wrote is
+ * among the changed ones: the rows that had none are not read again (real buildings outside the
+ * sample's parcels were 576 reads a night of a test's 600).
  *
  * The two are found separately and united, so that each gets its own plan: the properties gone
  * by an anti-join of the touched properties (`touchedProperties`, an increment's) or of every row

@@ -120,9 +120,9 @@ async function linkParts(client: pg.PoolClient, stagingTable: string): Promise<v
 const PARCEL_MUNICIPALITY = 'p.municipality_code AS parcel_municipality_code';
 
 /**
- * Each part's property and, where the file name gave none, its municipality, from one
- * point-in-parcel test (the point-in-parcel test is most of this source's time: one per part,
- * not one here and another at publish). A part on no parcel takes the municipality boundary's
+ * Each part's property and, where the file name gave none, its municipality, from the parcel
+ * covering it (linkParts; the point-in-parcel test is most of this source's time: once per part,
+ * not once here and again at publish). A part on no parcel takes the municipality boundary's
  * code (published by the area source); a part in neither is quarantined: it lies outside every
  * loaded Swedish parcel and municipality. Then polygon validity, as for parcels.
  */
