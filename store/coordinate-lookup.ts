@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { polygonCoversPointSql } from '../lib/point-probe-sql.js';
 
 /**
  * WGS84 point → the parcel covering it, its property and the property's addresses. Written
@@ -39,7 +40,7 @@ export const LOOKUP_SQL = `
 WITH hit AS (
   SELECT p.country, p.parcel_id, p.area_m2
   FROM parcel p
-  WHERE p.country = $1 AND ST_Covers(p.geom, ST_SetSRID(ST_MakePoint($3, $2), 4326))
+  WHERE p.country = $1 AND ${polygonCoversPointSql('p.geom', 'ST_SetSRID(ST_MakePoint($3, $2), 4326)')}
   ORDER BY p.area_m2, p.parcel_id
   LIMIT 1
 ),

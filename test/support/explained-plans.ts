@@ -68,3 +68,20 @@ export function scansPerRow(node: PlanNode): string[] {
     return scanned && !below.some((n) => /Index/.test(n['Node Type'])) ? [`nested loop reading ${scanned['Relation Name']} whole per row`] : [];
   });
 }
+
+/**
+ * How the generic plan of `sql` (the plan for any values of its parameters, as a prepared
+ * statement's sessions run it with plan_cache_mode = force_generic_plan) reads `relation`
+ * (see readsOf). `params` only serve to run EXPLAIN EXECUTE (as literals); the statement is not run.
+ */
+export async function genericPlanReads(client: pg.ClientBase, sql: string, params: unknown[], relation: string): Promise<string[]> {
+  await client.query(`PREPARE planned_reads AS ${sql}`);
+  try {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    const explained = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE planned_reads(${params.map((value) => client.escapeLiteral(String(value))).join(', ')})`);
+    return readsOf(explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode, relation);
+  } finally {
+    await client.query('RESET plan_cache_mode');
+    await client.query('DEALLOCATE planned_reads');
+  }
+}
