@@ -236,7 +236,8 @@ describe('Swedish GeoPackage registers through the worker', () => {
       await client.query(`CREATE TEMP TABLE se_changed_parcel ON COMMIT DROP AS SELECT p.geom FROM parcel p JOIN parcel_property pp USING (country, parcel_id) WHERE p.country = 'SE' AND pp.cadastre_id = $1`, [cadastreId]);
       await client.query(`CREATE INDEX ON se_changed_parcel USING gist (geom)`);
       await client.query(`ANALYZE se_changed_parcel`);
-      await client.query(`CREATE TEMP TABLE se_touched_property ON COMMIT DROP AS SELECT $1::text AS cadastre_id`, [cadastreId]);
+      // Its property keeps its areas: none is gone.
+      await client.query(`CREATE TEMP TABLE se_emptied_property (cadastre_id text) ON COMMIT DROP`);
       // A link gone stale under it, which the re-link must mend.
       await client.query(`UPDATE building SET cadastre_id = NULL WHERE country = 'SE' AND building_id = $1`, [buildingId]);
       const reads = async () =>
@@ -244,7 +245,7 @@ describe('Swedish GeoPackage registers through the worker', () => {
       const before = await reads();
       for (const table of ['building', 'address'] as const) {
         const probesBefore = await parcelProbes(client);
-        await relinkAfterCadastre(client, table, { copied: true }, 'pg_temp.se_touched_property');
+        await relinkAfterCadastre(client, table, { copied: true }, 'pg_temp.se_emptied_property');
         // One probe of the parcels for each row found, not a second one for each row it re-links.
         const found = Number((await client.query(`SELECT count(*) AS n FROM pg_temp.relink_row`)).rows[0].n);
         expect((await parcelProbes(client)) - probesBefore).toBe(found);
