@@ -1,21 +1,8 @@
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { polygonCoversPointSql } from '../../lib/point-probe-sql.js';
-import { createTestDatabase } from '../support/database.js';
+import { testDatabaseSession } from '../support/database.js';
 
-let db: { url: string; drop: () => Promise<void> };
-let client: pg.Client;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-});
-
-afterAll(async () => {
-  await client?.end();
-  await db?.drop();
-});
+const session = testDatabaseSession();
 
 // A parcel with a hole, in degrees, with its box's corners outside it (the triangle's top side is slanted).
 const PARCEL = 'POLYGON((18 59, 18.01 59, 18.01 59.01, 18 59.005, 18 59), (18.004 59.002, 18.006 59.002, 18.006 59.004, 18.004 59.004, 18.004 59.002))';
@@ -32,7 +19,7 @@ it('answers as ST_Covers does: a point on an edge, a corner or the hole\'s edge 
     ['a tenth of a millimetre outside the edge', 18.005, 59 - 1e-9],
     ['far away', 10.75, 59.91],
   ];
-  const result = await client.query(
+  const result = await session().query(
     `SELECT name, ST_Covers(poly, pt) AS covers, ${polygonCoversPointSql('poly', 'pt')} AS probe
      FROM unnest($1::text[], $2::float8[], $3::float8[]) AS p(name, lon, lat),
           LATERAL (SELECT ST_GeomFromText($4, 4326) AS poly, ST_SetSRID(ST_MakePoint(lon, lat), 4326) AS pt) g`,
