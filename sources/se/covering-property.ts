@@ -35,8 +35,9 @@ export const coveringParcelSql = (pointSql: string, extra = '') => `(
  * SQL for the covering property of every row of `table` that a parcel covers (rows `r`
  * matching `rowFilter`, located by the point expression `pointOfRow` over `r`, which a GiST
  * index must hold, with `rowFilter` as its predicate if partial): a `row_id` (the row's ctid)
- * and `cadastre_id`, plus the `extra` columns of parcel `p`; a row on no parcel is not in it. The same choice as coveringParcelSql, made from the other side:
- * each parcel looks up the rows under it in the rows' index. A point's probe of the parcels'
+ * and `cadastre_id`, plus the `extra` columns of parcel `p`; a row on no parcel is not in it.
+ * The same choice as coveringParcelSql, made from the other side: each parcel looks up the rows
+ * under it in the rows' index. A point's probe of the parcels'
  * index cost 45 µs at 0.05 × national (the index compared each entry's box with the point's,
  * computed anew for every entry; about a quarter less since the probe's box,
  * polygonCoversPointSql), a parcel's probe of the points' index 16 µs: all 366,789 Swedish
