@@ -14,7 +14,7 @@ import { memberPosition, readBundle } from '../sources/formats/bundle.js';
 import type { ChangeCounts, GroupKey, LineLayout, PublishScope, SourceAdapter } from '../sources/source-adapter.js';
 import type { LineRecords } from './types.js';
 import { recordChangesTableName, recordsTableName, stagingLost } from './staging-table.js';
-import { openFeatureSpool, type ChangedFeatureSpool } from './feature-spool.js';
+import { openRecordSpool, type ChangedRecordSpool } from './record-spool.js';
 import { sourceRecordTable } from './source-record-table.js';
 import { withHashJoins, withHashJoinsOnly } from '../sources/publish/merge-table.js';
 
@@ -91,7 +91,7 @@ export interface ExtractedDataFile {
 }
 
 interface HashPassFiles {
-  spool?: ChangedFeatureSpool;
+  spool?: ChangedRecordSpool;
   extracted?: ExtractedDataFile;
 }
 
@@ -101,7 +101,7 @@ function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: st
   if (source.bundleRecords) return hashBundleRecords(source, input, scratchDir, layout);
   if (source.lineRecords) {
     const lines = lineLayoutOf(source, input.fileName);
-    if (lines) return hashLineRecords(input.stream, { ...lines, label: input.fileName }, layout);
+    if (lines) return hashLineRecords(input.stream, { ...lines, label: input.fileName, ...(spool ? { spool } : {}) }, layout);
     input.stream.destroy();
     layout.regular = false;
     return noRecords();
@@ -111,6 +111,19 @@ function hashRecords(source: SourceAdapter, input: OpenedInput, artifactPath: st
     if (file.path !== artifactPath) files.extracted = { path: file.path, fileName: input.fileName, remove: file.cleanup };
   };
   return hashGeoPackageRows(input.stream, { fileName: input.fileName, artifactPath, scratchDir }, source.geoPackageRecords!, layout, { keepFile });
+}
+
+/** Whether a night's hashing pass writes the changed records aside (activities/record-spool.ts): GML features, and lines outside a bundle. */
+const spoolsRecords = (source: SourceAdapter, fileName: string): boolean =>
+  Boolean(source.featureRecords || (!source.bundleRecords && source.lineRecords && lineLayoutOf(source, fileName)));
+
+/**
+ * The changed records as the parser reads them from the spool the hashing pass wrote
+ * (`changedFile`). A line spool keeps every line's number (the unchanged ones are empty); the
+ * parser numbers a GML spool's features 1, 2, …, mapped back to their numbers in the file.
+ */
+export function spooledRecordsOnly(source: SourceAdapter, spool: OpenedInput, changed: LineSet): ReturnType<typeof changedRecordsOnly> {
+  return source.featureRecords ? { stream: spool.stream, filePosition: changed.nthInOrder() } : { stream: spool.stream };
 }
 
 /**
@@ -154,15 +167,15 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
 /**
  * Hashes every record line of the artifact into the run's records table. With `incremental`
  * (a national, unforced run) and published records that describe live, also returns the lines
- * to parse: those whose hash was not published, and for a GML file, those features already
- * written to a file of their own (`changedFile`, activities/feature-spool.ts). A zipped
+ * to parse: those whose hash was not published, and for GML features and plain lines, those
+ * records already written to a file of their own (`changedFile`, activities/record-spool.ts). A zipped
  * GeoPackage comes back extracted (`extractedFile`). Both are written in `scratchDir`
  * (activities/stage-scratch.ts); the caller removes them.
  */
 export async function hashArtifactRecords(
   client: pg.PoolClient,
   request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean; scratchDir: string },
-): Promise<{ records: LineRecords; changedLines?: LineSet; changedFile?: ChangedFeatureSpool; extractedFile?: ExtractedDataFile }> {
+): Promise<{ records: LineRecords; changedLines?: LineSet; changedFile?: ChangedRecordSpool; extractedFile?: ExtractedDataFile }> {
   const files: HashPassFiles = {};
   try {
     const hashed = await hashAndCompare(client, request, files);
@@ -189,7 +202,7 @@ async function hashAndCompare(
   const group = recordGroupOf(source);
   await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL${group ? ', record_group text' : ''})`);
   const input = await openInput(request.artifactPath, source.zipEntry);
-  if (source.featureRecords && request.incremental) files.spool = await openFeatureSpool(client, source.id, input.fileName, request.scratchDir);
+  if (request.incremental && spoolsRecords(source, input.fileName)) files.spool = await openRecordSpool(client, source.id, input.fileName, request.scratchDir);
   const copy = new CopyWriter(client, table);
   let total = 0;
   const layout: RecordLayout = { regular: true };

@@ -5,9 +5,9 @@ import { runningSourceRuns } from '../lib/run-ledger.js';
 
 /**
  * A folder of a stage's own in the worker's data folder, `scratch/<run>/<source>`, for the
- * files it writes besides its staging table (ParseContext.scratchDir): a GML night's changed
- * features (feature-spool.ts), a zipped GeoPackage extracted for SQLite, a zip member of a tar
- * bundle spooled for random access. They went to the system's temporary folder (RAM on many
+ * files it writes besides its staging table (ParseContext.scratchDir): a night's changed lines
+ * or GML features (record-spool.ts), a zipped GeoPackage extracted for SQLite, a zip member of a
+ * tar bundle spooled for random access. They went to the system's temporary folder (RAM on many
  * hosts) and beside the artifact, which for a file from the inbox or `--input` is the operator's
  * folder (read-only on some hosts, shared by workers on others), and a worker killed mid-stage
  * left them there: a national Byggnad GeoPackage is gigabytes.

@@ -13,7 +13,7 @@ import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
-import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes } from './record-hashes.js';
+import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes, spooledRecordsOnly } from './record-hashes.js';
 import { openStageScratch, type StageScratch } from './stage-scratch.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
@@ -141,13 +141,13 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     const resumable = !lines?.records.increment || resume?.linesBasedOn === lines.records.basedOn;
     const kept = await prepareStaging(client, source, table, request.runId, resumable ? resume : undefined, startedAt);
     const committedPosition = kept.position;
-    // A GML night's changed features were written aside while hashing, a zipped GeoPackage
-    // extracted: read from there, not from the artifact again.
+    // A night's changed lines or GML features were written aside while hashing, a zipped
+    // GeoPackage extracted: read from there, not from the artifact again.
     const artifactPath = extractedFile?.path ?? request.artifactPath;
     const opened = await openInput(changedFile?.filePath ?? artifactPath, source.zipEntry);
     const input = extractedFile ? { ...opened, fileName: extractedFile.fileName } : opened;
     const changed = changedFile
-      ? { stream: input.stream, filePosition: lines!.changedLines!.nthInOrder() }
+      ? spooledRecordsOnly(source, input, lines!.changedLines!)
       : lines?.changedLines ? changedRecordsOnly(source, input, lines.changedLines) : undefined;
     const filePosition = changed?.filePosition;
     let rows = 0;

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { InputFormatError } from './input-error.js';
-import type { HashedLine, RecordLayout } from './line-records.js';
+import type { HashedLine, RecordLayout, RecordSpool } from './line-records.js';
 import { MAX_RECORD_BYTES } from './record-size.js';
 
 /**
@@ -358,23 +358,14 @@ async function* featureSegments(input: AsyncIterable<Buffer>, element: string, l
 }
 
 /**
- * Where a night's hashing pass writes the features the parser will want, so that the file is not
- * unzipped and scanned a second time (keepFeatures): the header, the features `keep` accepts
- * (by number and hash) and the trailer, as keepFeatures would give them.
- */
-export interface FeatureSpool {
-  keep(number: number, hash: string): boolean;
-  write(bytes: Buffer): void;
-}
-
-/**
  * Hashes every feature of `input` (the first 128 bits of SHA-1 over the CRS context and the
  * feature's bytes, in hex), a chunk's features at a time. `layout.regular` is final once the
- * iteration ends; a spool is only what keepFeatures gives while it is.
+ * iteration ends; a spool is only what keepFeatures gives while it is. With `spool`, writes to it
+ * the header, the features it keeps and the trailer, as keepFeatures gives them.
  */
 export async function* hashFeatureRecords(
   input: AsyncIterable<Buffer>,
-  options: { element: string; spool?: FeatureSpool },
+  options: { element: string; spool?: RecordSpool },
   layout: FeatureLayout,
 ): AsyncGenerator<HashedLine[]> {
   const { spool } = options;

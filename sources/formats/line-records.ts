@@ -17,6 +17,13 @@ function withoutCarriageReturn(line: Buffer): Buffer {
   return line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN ? line.subarray(0, -1) : line;
 }
 
+const NEWLINE_BYTES = Buffer.from('\n');
+const CARRIAGE_RETURN_BYTES = Buffer.from('\r');
+const NO_BYTES = Buffer.alloc(0);
+
+/** What stands for a line left out (before its `\n`): nothing, or its `\r` where it ends CRLF, since csv-parse takes the first line ending it meets as the only one. */
+const blankLineOf = (line: Buffer): Buffer => (line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN ? CARRIAGE_RETURN_BYTES : NO_BYTES);
+
 /** An empty line (or a lone `\r`) is no record: the line parsers skip it. */
 function isEmptyLine(line: Buffer): boolean {
   return withoutCarriageReturn(line).length === 0;
@@ -69,6 +76,17 @@ export interface HashedLine {
   group?: string | null;
 }
 
+/**
+ * Where a night's hashing pass writes what the parser will read, so that the file is not unzipped
+ * and scanned a second time: the records `keep` accepts (by number and hash), and around them
+ * what the format's filtered reader would give (blankLinesExcept for lines, keepFeatures for GML
+ * features). activities/record-spool.ts decides which records to keep.
+ */
+export interface RecordSpool {
+  keep(number: number, hash: string): boolean;
+  write(bytes: Buffer): void;
+}
+
 /** Whether `line` holds an odd number of `quote` bytes: it ends inside a quoted field that goes on in the next line. */
 function endsInsideQuotes(line: Buffer, quote: number): boolean {
   let count = 0;
@@ -82,6 +100,8 @@ function endsInsideQuotes(line: Buffer, quote: number): boolean {
  * file whose columns moved reads as changed throughout. With `quote` (a quoted CSV, where a
  * doubled quote stands for one), a line with an odd number of quotes opens a field that holds a
  * line break: its record spans lines, and `layout.regular` is cleared (the file is staged whole).
+ * With `spool`, writes to it the file as blankLinesExcept gives it for the lines the spool keeps:
+ * every line keeps its number, so the parser reads the spooled file as it reads the filtered one.
  */
 export async function* hashLineRecords(
   input: AsyncIterable<Buffer>,
@@ -94,6 +114,7 @@ export async function* hashLineRecords(
     groupOf?: (header: Buffer | undefined) => (line: Buffer) => string | null;
     /** Bytes every record's hash covers besides the header (a bundle's context members, SourceAdapter.bundleRecords). */
     salt?: Buffer;
+    spool?: RecordSpool;
   },
   layout?: RecordLayout,
 ): AsyncGenerator<HashedLine[]> {
@@ -104,14 +125,18 @@ export async function* hashLineRecords(
   const quote = options.quote === undefined ? undefined : options.quote.charCodeAt(0);
   // The group reader, made once the header (if any) is known.
   let group = options.header ? undefined : options.groupOf?.(undefined);
+  const { spool } = options;
   for await (const lines of linesOf(input, options.label)) {
     const hashed: HashedLine[] = [];
+    // The chunk's lines as the spool gets them, written once per chunk.
+    const spooled: Buffer[] = [];
     for (const [number, raw] of lines) {
       const line = withoutCarriageReturn(raw);
+      if (line.length === 0 || !headerSeen) spooled.push(raw, NEWLINE_BYTES);
       if (line.length === 0) continue;
       if (quote !== undefined && layout?.regular && endsInsideQuotes(line, quote)) layout.regular = false;
       if (!headerSeen) {
-        header = Buffer.concat([...(options.salt ? [options.salt] : []), line, Buffer.from('\n')]);
+        header = Buffer.concat([...(options.salt ? [options.salt] : []), line, NEWLINE_BYTES]);
         headerSeen = true;
         group = options.groupOf?.(line);
         continue;
@@ -119,7 +144,9 @@ export async function* hashLineRecords(
       const record: HashedLine = { number, hash: hash('sha1', header ? Buffer.concat([header, line]) : line, 'hex').slice(0, 32) };
       if (group) record.group = group(line);
       hashed.push(record);
+      if (spool) spooled.push(spool.keep(number, record.hash) ? raw : blankLineOf(raw), NEWLINE_BYTES);
     }
+    if (spool && spooled.length) spool.write(Buffer.concat(spooled));
     if (hashed.length) yield hashed;
   }
 }
@@ -131,16 +158,13 @@ export async function* hashLineRecords(
  * line's CRLF ending: csv-parse takes the first line ending it meets as the only one.
  */
 export async function* blankLinesExcept(input: AsyncIterable<Buffer>, options: { header: boolean; keep: (number: number) => boolean; label: string }): AsyncGenerator<Buffer> {
-  const newline = Buffer.from('\n');
-  const crlf = Buffer.from('\r\n');
   let headerSeen = !options.header;
   for await (const lines of linesOf(input, options.label)) {
     const out: Buffer[] = [];
     for (const [number, line] of lines) {
       const isHeader = !headerSeen && !isEmptyLine(line);
       if (isHeader) headerSeen = true;
-      if (isHeader || options.keep(number)) out.push(line, newline);
-      else out.push(line[line.length - 1] === CARRIAGE_RETURN ? crlf : newline);
+      out.push(isHeader || options.keep(number) ? line : blankLineOf(line), NEWLINE_BYTES);
     }
     yield Buffer.concat(out);
   }

@@ -19,10 +19,10 @@ import { GeoPackage } from '../../sources/formats/geopackage.js';
 import { writeTarBundle, zipOf } from '../sources/se/tar-bundle.js';
 import { readBundle } from '../../sources/formats/bundle.js';
 import { hashArtifactRecords } from '../../activities/record-hashes.js';
-import { openFeatureSpool } from '../../activities/feature-spool.js';
+import { openRecordSpool } from '../../activities/record-spool.js';
 import { recordsTableName } from '../../activities/staging-table.js';
 import { keepFeatures } from '../../sources/formats/gml-feature-records.js';
-import { LineSet } from '../../sources/formats/line-records.js';
+import { blankLinesExcept, LineSet } from '../../sources/formats/line-records.js';
 import { openInput } from '../../sources/formats/open-input.js';
 
 // no-certification reads the same way, but its sample file holds too few rows for a night to change one at this scale.
@@ -222,7 +222,7 @@ describe('a night of a source with record hashes', () => {
 
       // A feature the database finds new but the spool passed over (two hashes alike in their first 48 bits) sends the night back to the second pass.
       const published = await client.query<{ hash: string }>(`SELECT record_hash::text AS hash FROM source_record WHERE source_id = $1 LIMIT 1`, [source.id]);
-      const check = (await openFeatureSpool(client, source.id, 'check.gml', scratchDir))!;
+      const check = (await openRecordSpool(client, source.id, 'check.gml', scratchDir))!;
       expect(check.keep(1, published.rows[0].hash.replace(/-/g, ''))).toBe(false);
       expect(check.keep(2, 'f'.repeat(32))).toBe(true);
       const found = new LineSet();
@@ -230,6 +230,34 @@ describe('a night of a source with record hashes', () => {
       found.add(2);
       expect(check.finish(found)).toBe(false);
       await check.remove();
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${recordsTableName(source.id, runId)}`);
+      client.release();
+    }
+  });
+
+  it.each(['no-address', 'no-energy', 'no-permits'])('%s: a night writes its changed lines aside while hashing, byte for byte what a second pass over the file would give the parser', async (sourceId) => {
+    // Runs after the first it.each above: live holds night 1 of the source, and its line hashes; night 2 changes some lines.
+    const source = getSource(sourceId);
+    const artifactPath = input(nights[2], source.id);
+    const runId = `line-spool-${Date.now()}`;
+    const client = await pipeline.pool.connect();
+    try {
+      const scratchDir = await tempDir('record-hashes-line-spool');
+      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath, stagingTable: 'unused', incremental: true, scratchDir });
+      expect([...hashed.changedLines!].length).toBeGreaterThan(0);
+      const spool = hashed.changedFile!;
+      expect(spool).toBeDefined();
+      expect(path.dirname(spool.filePath)).toBe(scratchDir);
+      // Named as the data file (the zip's entry), which the parser reads meaning from.
+      expect(path.basename(spool.filePath)).toBe((await openInput(artifactPath, source.zipEntry)).fileName);
+      const opened = await openInput(artifactPath, source.zipEntry);
+      const layout = source.lineRecords as { header: boolean };
+      const kept: Buffer[] = [];
+      for await (const bytes of blankLinesExcept(opened.stream, { header: layout.header, keep: (line) => hashed.changedLines!.has(line), label: opened.fileName })) kept.push(bytes);
+      expect((await readFile(spool.filePath)).equals(Buffer.concat(kept))).toBe(true);
+      await spool.remove();
+      expect(existsSync(spool.filePath)).toBe(false);
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${recordsTableName(source.id, runId)}`);
       client.release();

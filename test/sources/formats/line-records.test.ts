@@ -81,6 +81,38 @@ describe('blankLinesExcept', () => {
   });
 });
 
+describe('hashLineRecords with a spool', () => {
+  // Each kind of line a file holds: a header, CRLF and LF endings, empty lines, a last line without its newline.
+  const FILES = [
+    { name: 'a CRLF file with a header and an empty line', text: FILE, header: true },
+    { name: 'a quoted CRLF file', text: QUOTED, header: true, quote: '"' },
+    { name: 'LF lines without a header, ending in empty lines', text: '{"a":1}\n\n{"a":2}\n{"a":3}\n\n', header: false },
+    { name: 'empty lines before the header', text: '\r\n\nid;name\n1;Ås\n2;Bø', header: true },
+  ];
+
+  it.each(FILES)('writes what blankLinesExcept gives for the lines it keeps, byte for byte: $name', async ({ text, header, quote }) => {
+    const asked: number[] = [];
+    const written: Buffer[] = [];
+    // Keeps every other record line, by its number; the hash it is asked with is the line's.
+    const spool = { keep: (number: number) => (asked.push(number), number % 2 === 0), write: (bytes: Buffer) => void written.push(Buffer.from(bytes)) };
+    const hashed: HashedLine[] = [];
+    for await (const batch of hashLineRecords(chunked(text, 5), { header, quote, label: 'test.csv', spool }, { regular: true })) hashed.push(...batch);
+    expect(asked).toEqual(hashed.map((line) => line.number));
+    const secondPass: Buffer[] = [];
+    for await (const bytes of blankLinesExcept(chunked(text, 5), { header, keep: (number) => number % 2 === 0, label: 'test.csv' })) secondPass.push(bytes);
+    expect(Buffer.concat(written).toString('latin1')).toBe(Buffer.concat(secondPass).toString('latin1'));
+  });
+
+  it('asks the spool with each line\'s hash, and leaves the hashes as they are without one', async () => {
+    const asked: string[] = [];
+    const spool = { keep: (_number: number, hash: string) => (asked.push(hash), false), write: () => undefined };
+    const hashed: HashedLine[] = [];
+    for await (const batch of hashLineRecords(chunked(FILE), { header: true, label: 'test.csv', spool })) hashed.push(...batch);
+    expect(hashed).toEqual((await hashes(FILE, true)).lines);
+    expect(asked).toEqual(hashed.map((line) => line.hash));
+  });
+});
+
 describe('LineSet', () => {
   it('holds positions of a bundle\'s later members (past 2³¹) apart, and lists them in order', () => {
     const set = new LineSet();

@@ -3,19 +3,20 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import type { FeatureSpool } from '../sources/formats/gml-feature-records.js';
-import { linesOf, type LineSet } from '../sources/formats/line-records.js';
+import { LineSet, linesOf, type RecordSpool } from '../sources/formats/line-records.js';
 
 /**
- * A GML night's changed features, written while the hashing pass reads the file
- * (sources/formats/gml-feature-records.ts, FeatureSpool), so that the parser reads them from a
- * small file instead of the whole GML unzipped and scanned a second time (keepFeatures). At
- * 0.05 × national the second pass over no-building's Bygning file took 2.2 s of a 4.7 s stage
- * (docs/scaling.md).
+ * A night's changed records, written while the hashing pass reads the file
+ * (sources/formats/line-records.ts and gml-feature-records.ts, RecordSpool), so that the parser
+ * reads them from a file of their own instead of the whole file unzipped and scanned a second
+ * time (blankLinesExcept, keepFeatures). At 0.05 × national the second pass over no-building's
+ * Bygning file took 2.2 s of a 4.7 s stage (docs/scaling.md). A GML spool holds the header, the
+ * changed features and the trailer; a line spool every line of the file with the unchanged ones
+ * left empty, so that each record keeps its line number (one byte an unchanged line).
  *
- * A feature is spooled when the first 48 bits of its hash are not among the published hashes',
+ * A record is spooled when the first 48 bits of its hash are not among the published hashes',
  * held sorted in memory (8 bytes each: 34 MB for 4.2 M national buildings). The stage's own
- * choice of changed features stays the database's anti-join; the spool is used only when it
+ * choice of changed records stays the database's anti-join; the spool is used only when it
  * holds exactly those (a 48-bit collision, or a run that published in between, falls back to
  * the second pass).
  */
@@ -51,26 +52,29 @@ function has(sorted: Float64Array, value: number): boolean {
   return false;
 }
 
-export interface ChangedFeatureSpool extends FeatureSpool {
+export interface ChangedRecordSpool extends RecordSpool {
   /** The spooled file, named as the data file so the parser's messages name it. */
   readonly filePath: string;
-  /** Closes the file; true when it holds exactly `changed`'s features. */
+  /** Closes the file; true when it holds exactly `changed`'s records. */
   finish(changed: LineSet): boolean;
   remove(): Promise<void>;
 }
 
-/** A spool of the features whose hash `sourceId` has not published, in `folder` (the stage's scratch folder); none before its first publish. */
-export async function openFeatureSpool(client: pg.PoolClient, sourceId: string, fileName: string, folder: string): Promise<ChangedFeatureSpool | undefined> {
+/** A spool of the records whose hash `sourceId` has not published, in `folder` (the stage's scratch folder); none before its first publish. */
+export async function openRecordSpool(client: pg.PoolClient, sourceId: string, fileName: string, folder: string): Promise<ChangedRecordSpool | undefined> {
   const published = await publishedPrefixes(client, sourceId);
   if (published.length === 0) return undefined;
   const filePath = path.join(folder, path.basename(fileName));
   let fd: number | undefined = openSync(filePath, 'w');
-  const spooled: number[] = [];
+  // A bit a position, as the stage's own choice (LineSet): a night that changed much costs no more.
+  const spooled = new LineSet();
+  let spooledCount = 0;
   return {
     filePath,
     keep(number, hash) {
       if (has(published, prefixOf(hash))) return false;
-      spooled.push(number);
+      spooled.add(number);
+      spooledCount++;
       return true;
     },
     write(bytes) {
@@ -79,9 +83,12 @@ export async function openFeatureSpool(client: pg.PoolClient, sourceId: string, 
     finish(changed) {
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
-      let i = 0;
-      for (const line of changed) if (spooled[i++] !== line) return false;
-      return i === spooled.length;
+      let count = 0;
+      for (const position of changed) {
+        if (!spooled.has(position)) return false;
+        count++;
+      }
+      return count === spooledCount;
     },
     async remove() {
       if (fd !== undefined) closeSync(fd);
