@@ -12,7 +12,7 @@ import { LineSet, linesOf, type RecordSpool } from '../sources/formats/line-reco
  * time (blankLinesExcept, keepFeatures). At 0.05 × national the second pass over no-building's
  * Bygning file took 2.2 s of a 4.7 s stage (docs/scaling.md). A GML spool holds the header, the
  * changed features and the trailer; a line spool every line of the file with the unchanged ones
- * left empty, so that each record keeps its line number (one byte an unchanged line).
+ * left empty, so that each record keeps its line number (a byte or two an unchanged line).
  *
  * A record is spooled when the first 48 bits of its hash are not among the published hashes',
  * held sorted in memory (8 bytes each: 34 MB for 4.2 M national buildings). The stage's own
