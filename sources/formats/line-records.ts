@@ -114,6 +114,7 @@ export async function* hashLineRecords(
     groupOf?: (header: Buffer | undefined) => (line: Buffer) => string | null;
     /** Bytes every record's hash covers besides the header (a bundle's context members, SourceAdapter.bundleRecords). */
     salt?: Buffer;
+    /** A night's: where the lines go as the parser will read them (blank unless the spool keeps them). */
     spool?: RecordSpool;
   },
   layout?: RecordLayout,
@@ -132,7 +133,7 @@ export async function* hashLineRecords(
     const spooled: Buffer[] = [];
     for (const [number, raw] of lines) {
       const line = withoutCarriageReturn(raw);
-      if (line.length === 0 || !headerSeen) spooled.push(raw, NEWLINE_BYTES);
+      if (spool && (line.length === 0 || !headerSeen)) spooled.push(raw, NEWLINE_BYTES);
       if (line.length === 0) continue;
       if (quote !== undefined && layout?.regular && endsInsideQuotes(line, quote)) layout.regular = false;
       if (!headerSeen) {
