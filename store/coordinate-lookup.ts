@@ -7,7 +7,8 @@ import { polygonCoversPointSql } from '../lib/point-probe-sql.js';
  *
  * `ST_Covers` (not `ST_Contains`) so a point on a boundary resolves; where two parcels cover it
  * (a shared boundary, or a leasehold inside its parent), the smallest parcel wins, then the
- * lowest parcel id: the same answer every time.
+ * lowest parcel id: the same answer every time. Addresses carry their location as the API writes
+ * it (api_location: 7 decimals, about a centimetre).
  */
 
 export interface LookupAddress {
@@ -60,7 +61,7 @@ SELECT hit.parcel_id, hit.area_m2 AS parcel_area_m2, unit.all_ids,
                   'text', a.address_text, 'streetName', a.street_name,
                   'houseNumber', a.house_number::text || coalesce(a.house_letter, ''),
                   'postalCode', a.postal_code, 'postalPlace', a.postal_place, 'country', a.country,
-                  'cadastreId', a.cadastre_id, 'location', json_build_object('lat', ST_Y(a.geom), 'lon', ST_X(a.geom)))
+                  'cadastreId', a.cadastre_id, 'location', api_location(a.geom))
                 ORDER BY a.street_name, a.house_number, a.house_letter, a.address_id)
          FROM address a WHERE a.country = hit.country AND a.cadastre_id = unit.cadastre_id), '[]') AS addresses
 FROM hit

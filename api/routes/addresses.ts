@@ -7,7 +7,7 @@ import { checkCountry } from '../cadastre-id.js';
 import { countryParam, itemsOf, jsonResponse, operationSchema } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { searchAddresses } from '../store/address-search.js';
-import { resolveCoordinate } from '../store/coordinates.js';
+import { resolveCoordinate, type CoordinateAnswerText } from '../store/coordinates.js';
 import { countedRead, countForRead } from '../auth/guard.js';
 import { propertyLinks } from './properties.js';
 import { badRequest } from '../problem.js';
@@ -63,13 +63,24 @@ export function registerAddressRoutes(fastify: FastifyInstance, ctx: ApiContext)
         if (!DECIMAL.test(String(raw[name]))) throw badRequest(`${name} "${raw[name]}" is not a decimal number of degrees`);
       }
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const { count, ...answer } = await resolveCoordinate(ctx.lookups, country, request.params.lat, request.params.lon, callerOf(request).sandbox, countForRead(request));
       if (count) countedRead(request, count);
-      if (!answer.property) return answer;
-      const cadastreId = answer.property.cadastreId as string;
-      return { ...answer, property: { ...answer.property, links: propertyLinks(ctx.baseUrl, country, cadastreId) } };
+      // PostgreSQL rendered the answer (api/store/coordinates.ts): sent as it is, not serialized again.
+      reply.type('application/json; charset=utf-8');
+      return coordinateAnswerJson(answer, answer.cadastreId ? propertyLinks(ctx.baseUrl, country, answer.cadastreId) : []);
     },
   });
+}
+
+/**
+ * The coordinate answer as the response schema orders it, from the statement's JSON text: the
+ * property's links (which know the API's base URL) go in before its object's closing brace.
+ */
+export function coordinateAnswerJson(answer: CoordinateAnswerText, links: unknown[]): string {
+  const rest = `"buildings":${answer.buildings},"addresses":${answer.addresses}}`;
+  if (!answer.property) return `{${rest}`;
+  if (!answer.property.endsWith('}')) throw new Error(`the property's JSON is not an object: ${answer.property.slice(-20)}`);
+  return `{"property":${answer.property.slice(0, -1)},"links":${JSON.stringify(links)}},${rest}`;
 }

@@ -26,9 +26,9 @@ export function buildingJson(full: boolean): string {
        'buildingNumber', b.building_number,
        'buildingType', CASE WHEN b.building_type_code IS NOT NULL THEN json_build_object('code', b.building_type_code, 'name', b.building_type_name) END,
        'status', b.status, 'builtYear', d.built_year, 'floors', d.floors,
-       'grossAreaM2', d.gross_area_m2, 'usableAreaM2', d.usable_area_m2, 'footprintM2', round(b.footprint_m2::numeric, 2),
+       'grossAreaM2', d.gross_area_m2, 'usableAreaM2', d.usable_area_m2, 'footprintM2', round(b.footprint_m2::numeric, 2)::float8,
        'builtOverAreaM2', d.built_over_area_m2,
-       'builtOverAreaPct', round((coalesce(d.built_over_area_m2, b.footprint_m2) / nullif(plot.area_m2, 0) * 100)::numeric, 2),
+       'builtOverAreaPct', round((coalesce(d.built_over_area_m2, b.footprint_m2) / nullif(plot.area_m2, 0) * 100)::numeric, 2)::float8,
        ${details}
        'location', api_location(b.location)))`;
 }

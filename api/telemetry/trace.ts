@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /**
@@ -22,7 +22,24 @@ export function traceIdOf(request: IncomingMessage): string {
     const valid = version !== 'ff' && !(version === '00' && rest !== undefined) && /[1-9a-f]/.test(traceId) && /[1-9a-f]/.test(parentId);
     if (valid) return traceId;
   }
-  return randomBytes(16).toString('hex');
+  return randomTraceId();
+}
+
+/**
+ * Random trace ids are cut from a pool filled 256 ids at a time, as randomUUID does: a call of
+ * randomBytes per request cost 3 to 5 µs on this machine against under 1 µs for randomUUID.
+ */
+const TRACE_ID_BYTES = 16;
+const pool = Buffer.alloc(TRACE_ID_BYTES * 256);
+let poolOffset = pool.length;
+
+function randomTraceId(): string {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += TRACE_ID_BYTES;
+  return pool.toString('hex', poolOffset - TRACE_ID_BYTES, poolOffset);
 }
 
 /** The response header that echoes the trace id on every answer of a route. */

@@ -124,6 +124,27 @@ describe('GET /coordinates/{country}/{lat}/{lon}', () => {
     }
   });
 
+  it('describes the property as GET /properties does, to the last digit of its location', async () => {
+    // Both are rendered by PostgreSQL now (api_location); the coordinate answer was rounded in the
+    // process before, and gave 60.3609213 where GET /properties gave 60.3609214 for a centre of
+    // 60.36092135 (a quarter of the demo store's properties).
+    const sampled = streetAddresses().filter(({ parcel }) => parcel.kind === 'plain').filter((_, i) => i % 5 === 0);
+    expect(sampled.length).toBeGreaterThan(10);
+    // A client of its own: two calls per address would pass the shared client's burst limit.
+    const reader = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'], burstLimit: 10_000 });
+    const byText = (a: { text: string }, b: { text: string }) => a.text.localeCompare(b.text);
+    for (const { address } of sampled) {
+      const [lon, lat] = toWgs84(address.east, address.north);
+      const { body } = await get(api.baseUrl, `/coordinates/NO/${lat}/${lon}`, reader.token);
+      const property = (await get(api.baseUrl, `/properties/NO/${body.property.cadastreId}`, reader.token)).body;
+      for (const field of ['country', 'cadastreId', 'municipality', 'propertyType', 'location', 'links']) {
+        expect(body.property[field], `${field} of ${body.property.cadastreId}`).toEqual(property[field]);
+      }
+      expect([...body.property.addresses].sort(byText)).toEqual([...property.addresses].sort(byText));
+      expect(body.addresses).toEqual(body.property.addresses);
+    }
+  });
+
   it('carries the buildings of the property (fixture)', async () => {
     const response = await get(api.baseUrl, '/coordinates/NO/58.0005/3.0005', client.token);
     expect(response.body.property.cadastreId).toBe('0301-9001-1-0-0');
