@@ -11,6 +11,7 @@ import { resolveCoordinate, type CoordinateAnswerText } from '../store/coordinat
 import { countedRead, countForRead } from '../auth/guard.js';
 import { propertyLinks } from './properties.js';
 import { badRequest } from '../problem.js';
+import { withMember } from '../json-text.js';
 
 const DECIMAL = /^[+-]?[0-9]{1,3}(?:\.[0-9]{1,20})?$/;
 
@@ -75,12 +76,10 @@ export function registerAddressRoutes(fastify: FastifyInstance, ctx: ApiContext)
 }
 
 /**
- * The coordinate answer as the response schema orders it, from the statement's JSON text: the
- * property's links (which know the API's base URL) go in before its object's closing brace.
+ * The coordinate answer as the response schema orders it, from the statement's JSON text, the
+ * property with its links (which carry the API's base URL).
  */
 export function coordinateAnswerJson(answer: CoordinateAnswerText, links: unknown[]): string {
   const rest = `"buildings":${answer.buildings},"addresses":${answer.addresses}}`;
-  if (!answer.property) return `{${rest}`;
-  if (!answer.property.endsWith('}')) throw new Error(`the property's JSON is not an object: ${answer.property.slice(-20)}`);
-  return `{"property":${answer.property.slice(0, -1)},"links":${JSON.stringify(links)}},${rest}`;
+  return answer.property ? `{"property":${withMember(answer.property, 'links', links)},${rest}` : `{${rest}`;
 }

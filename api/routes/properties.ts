@@ -8,7 +8,8 @@ import { notFound } from '../problem.js';
 import { itemsOf, jsonResponse, operationSchema, pageQuery, pageRequest, propertyParams, type PropertyParams } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { page } from '../paging.js';
-import { fetchProperty, propertyVisible } from '../store/property.js';
+import { fetchPropertyJson, propertyVisible } from '../store/property.js';
+import { withMember } from '../json-text.js';
 import { countedRead, countForRead } from '../auth/guard.js';
 import { fetchSections } from '../store/sections.js';
 import { fetchBuildings } from '../store/buildings.js';
@@ -73,13 +74,15 @@ export function registerPropertyRoutes(fastify: FastifyInstance, ctx: ApiContext
       access: 'properties.read', params: propertyParams, responses: { 200: jsonResponse('The property', ref('Property')) },
     }),
     // The property query itself answers whether the caller may see it: no separate check.
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const cadastreId = normalCadastreId(country, request.params.cadastreId);
-      const { property: found, count } = await fetchProperty(ctx.lookups, country, cadastreId, callerOf(request).sandbox, countForRead(request));
+      const { property: found, count } = await fetchPropertyJson(ctx.lookups, country, cadastreId, callerOf(request).sandbox, countForRead(request));
       if (count) countedRead(request, count);
       if (!found) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId} in the served registers`);
-      return { ...found, links: propertyLinks(ctx.baseUrl, country, cadastreId) };
+      // PostgreSQL rendered the property (api/store/property.ts): sent as it is, not serialized again.
+      reply.type('application/json; charset=utf-8');
+      return withMember(found, 'links', propertyLinks(ctx.baseUrl, country, cadastreId));
     },
   });
 

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { JSON_AS_TEXT } from './json-as-text.js';
 import { LOOKUP_SQL, validateCoordinate } from '../../store/coordinate-lookup.js';
 import { BUILDING_ORDER, buildingJson, buildingsOf } from './buildings.js';
 import { propertyVisible } from './property.js';
@@ -22,9 +23,7 @@ export interface CoordinateAnswerText {
  * The store's coordinate lookup (parcel covering the point, its property and addresses) with the
  * property's buildings (the subset the coordinate response carries), in one statement: the
  * endpoint is the hot path, and each round trip is a large share of its time. The statement
- * renders the answer's JSON too, and the driver hands it over as text (JSON_AS_TEXT): parsing
- * the row and serializing the answer again cost the API process about 0.13 ms a request, a
- * quarter of its CPU (docs/api.md).
+ * renders the answer's JSON too, and the driver hands it over as text (JSON_AS_TEXT).
  */
 export const COORDINATE_SQL = `
 SELECT l.cadastre_id,
@@ -38,12 +37,6 @@ SELECT l.cadastre_id,
 FROM (${LOOKUP_SQL}) l`;
 
 const COUNTED_COORDINATE_SQL = countedStatement(COORDINATE_SQL, 3);
-
-const JSON_OID = 114;
-/** The statement's json columns as the text PostgreSQL sent, every other type parsed as usual. */
-const JSON_AS_TEXT = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === JSON_OID ? (text: string) => text : pg.types.getTypeParser(oid, format)),
-} as pg.CustomTypesConfig;
 
 const NOTHING: CoordinateAnswerText = { buildings: '[]', addresses: '[]' };
 

@@ -3,6 +3,7 @@ import { visibleTo } from './visibility.js';
 import { countryStatementOnce } from './country-statement.js';
 import type { CallCount, CountRequest } from '../limits/call-counter.js';
 import { countedStatement, countOfRow, countParameters } from '../limits/counted-read.js';
+import { JSON_AS_TEXT } from './json-as-text.js';
 
 /**
  * Properties by country and cadastre id, as the API's Property: what the parcels imply
@@ -23,17 +24,17 @@ SELECT p.cadastre_id, json_strip_nulls(json_build_object(
   'country', p.country,
   'cadastreId', p.cadastre_id,
   'municipality', json_build_object('code', coalesce(r.municipality_code, p.municipality_code), 'name', m.name),
-  'areaM2', round(coalesce(r.area_m2, plots.area_m2)::numeric, 2),
+  'areaM2', round(coalesce(r.area_m2, plots.area_m2)::numeric, 2)::float8,
   'plotCount', coalesce(r.plot_count, plots.plot_count),
   'propertyType', coalesce(r.property_type, p.property_type),
   'buildingCount', b.building_count,
   'sectionCount', s.section_count,
   'unitCount', u.unit_count,
-  'totalUsableAreaM2', round(b.usable::numeric, 2),
-  'totalGrossAreaM2', round(b.gross::numeric, 2),
-  'builtOverAreaM2', round(b.built_over::numeric, 2),
-  'builtOverAreaPct', round((b.built_over / nullif(coalesce(r.area_m2, plots.area_m2), 0) * 100)::numeric, 2),
-  'averageFloors', round(b.avg_floors::numeric, 1),
+  'totalUsableAreaM2', round(b.usable::numeric, 2)::float8,
+  'totalGrossAreaM2', round(b.gross::numeric, 2)::float8,
+  'builtOverAreaM2', round(b.built_over::numeric, 2)::float8,
+  'builtOverAreaPct', round((b.built_over / nullif(coalesce(r.area_m2, plots.area_m2), 0) * 100)::numeric, 2)::float8,
+  'averageFloors', round(b.avg_floors::numeric, 1)::float8,
   'taxationValue', api_money(r.taxation_value, r.taxation_currency),
   'establishedDate', api_date(r.established_date),
   'location', api_location(coalesce(plots.centre, b.centre)),
@@ -76,21 +77,23 @@ export async function fetchProperties(db: pg.Pool | pg.PoolClient, country: stri
 const COUNTED_PROPERTY_SQL = countedStatement(PROPERTY_SQL, 3);
 
 /**
- * One property, the statement also counting the call (api/limits/counted-read.ts) when given
- * `count`: what GET /properties/{country}/{cadastreId} reads.
+ * One property as the JSON text PostgreSQL rendered (without its links; api/store/json-as-text.ts),
+ * the statement also counting the call (api/limits/counted-read.ts) when given `count`: what
+ * GET /properties/{country}/{cadastreId} reads.
  */
-export async function fetchProperty(
+export async function fetchPropertyJson(
   db: pg.Pool,
   country: string,
   cadastreId: string,
   sandbox: boolean,
   count?: CountRequest,
-): Promise<{ property?: PropertyJson; count?: CallCount }> {
-  if (!count) return { property: (await fetchProperties(db, country, [cadastreId], sandbox)).get(cadastreId) };
-  const result = await db.query({ ...countryStatementOnce('api-property-counted', COUNTED_PROPERTY_SQL, country), values: [[cadastreId], sandbox, ...countParameters(count)] });
-  // Always one row: the property's columns are NULL when it was not found (or not visible).
+): Promise<{ property?: string; count?: CallCount }> {
+  const result = count
+    ? await db.query({ ...countryStatementOnce('api-property-counted', COUNTED_PROPERTY_SQL, country), values: [[cadastreId], sandbox, ...countParameters(count)], types: JSON_AS_TEXT })
+    : await db.query({ ...countryStatementOnce('api-properties', PROPERTY_SQL, country), values: [[cadastreId], sandbox], types: JSON_AS_TEXT });
+  // A counted statement always has one row: the property's columns are NULL when it was not found (or not visible).
   const row = result.rows[0];
-  return { property: row.property ?? undefined, count: countOfRow(row, count) };
+  return { property: row?.property ?? undefined, ...(count ? { count: countOfRow(row, count) } : {}) };
 }
 
 /** True when the property exists in the served registers and the caller may see it. */
