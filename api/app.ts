@@ -67,6 +67,7 @@ export async function buildApp(options: AppOptions): Promise<{ app: FastifyInsta
     // Requests Node's HTTP parser refuses: Problem Details too, written to the socket.
     clientErrorHandler: clientErrorHandler(ctx.baseUrl),
   });
+  ctx.windowSweep.onError = (error) => app.log.error({ err: error }, 'deleting old rate windows failed');
   const shared = [...VALUE_SCHEMAS, ...RESOURCE_SCHEMAS];
   app.setValidatorCompiler(createValidatorCompiler(shared));
   registerBodyParsers(app);

@@ -3,6 +3,7 @@ import type { Config } from '../lib/config.js';
 import { COUNTRIES } from '../lib/domain/country.js';
 import { TokenResolver } from './auth/tokens.js';
 import { CallBatcher } from './limits/call-counter.js';
+import { RateWindowSweeper } from './limits/window-sweep.js';
 import { deriveKey } from '../lib/secrets/master-key.js';
 
 /** What every route needs: the store, the settings and the keys derived from the master key. */
@@ -18,6 +19,8 @@ export interface ApiContext {
   tokens: TokenResolver;
   /** Counts each request in the store (rate window and day), many requests per statement. */
   calls: CallBatcher;
+  /** Deletes old rate windows now and then, told of every counted call (however it was counted). */
+  windowSweep: RateWindowSweeper;
   keys: { pageToken: Buffer; documentUrl: Buffer; webhookSecret: Buffer };
   /** Requests per window for callers without a valid token (keyed by IP address). */
   anonymousBurst: { limit: number; windowS: number };
@@ -26,13 +29,15 @@ export interface ApiContext {
 }
 
 export function createContext(db: pg.Pool, lookups: pg.Pool, config: Config, masterKey: Buffer, baseUrl = config.api.baseUrl): ApiContext {
+  const windowSweep = new RateWindowSweeper(db);
   return {
     db,
     lookups,
     config,
     baseUrl,
     tokens: new TokenResolver(db),
-    calls: new CallBatcher(db),
+    calls: new CallBatcher(db, windowSweep),
+    windowSweep,
     keys: {
       pageToken: deriveKey(masterKey, 'page-token'),
       documentUrl: deriveKey(masterKey, 'document-url'),

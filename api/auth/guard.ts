@@ -104,10 +104,11 @@ export function countForRead(request: FastifyRequest): CountRequest | undefined 
   return pending && !pending.counting ? pending.countRequest : undefined;
 }
 
-export function countedRead(request: FastifyRequest, count: CallCount): void {
+export function countedRead(ctx: ApiContext, request: FastifyRequest, count: CallCount): void {
   const pending = pendingCounts.get(request);
   if (!pending) throw new Error('countedRead without a count to make (countForRead gave none)');
   pending.counting = Promise.resolve(count);
+  ctx.windowSweep.counted(1);
 }
 
 /**

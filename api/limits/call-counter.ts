@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { RateWindowSweeper } from './window-sweep.js';
 
 export interface CallCount {
   /** Requests allowed in the current short window, used there, and seconds until it resets. */
@@ -78,7 +79,10 @@ export class CallBatcher {
   private waiting: Waiting[] = [];
   private flushing = false;
 
-  constructor(private readonly db: pg.Pool) {}
+  constructor(
+    private readonly db: pg.Pool,
+    private readonly sweeper: RateWindowSweeper,
+  ) {}
 
   count(request: CountRequest): Promise<CallCount> {
     return new Promise<CallCount>((resolve, reject) => {
@@ -134,7 +138,7 @@ export class CallBatcher {
       const requests = bySubject.get(subject)!;
       requests.forEach((waiting, k) => waiting.resolve(callCountOf(result.rows[i], waiting.request, k, requests.length)));
     });
-    if (Math.random() < 0.001) await this.db.query(`SELECT api_sweep_rate_windows()`);
+    this.sweeper.counted(batch.length);
   }
 }
 

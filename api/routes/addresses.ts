@@ -67,7 +67,7 @@ export function registerAddressRoutes(fastify: FastifyInstance, ctx: ApiContext)
     handler: async (request, reply) => {
       const country = checkCountry(ctx.countries, request.params.country);
       const { count, ...answer } = await resolveCoordinate(ctx.lookups, country, request.params.lat, request.params.lon, callerOf(request).sandbox, countForRead(request));
-      if (count) countedRead(request, count);
+      if (count) countedRead(ctx, request, count);
       // PostgreSQL rendered the answer (api/store/coordinates.ts): sent as it is, not serialized again.
       reply.type('application/json; charset=utf-8');
       return coordinateAnswerJson(answer, answer.cadastreId ? propertyLinks(ctx.baseUrl, country, answer.cadastreId) : []);

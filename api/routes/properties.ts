@@ -78,7 +78,7 @@ export function registerPropertyRoutes(fastify: FastifyInstance, ctx: ApiContext
       const country = checkCountry(ctx.countries, request.params.country);
       const cadastreId = normalCadastreId(country, request.params.cadastreId);
       const { property: found, count } = await fetchPropertyJson(ctx.lookups, country, cadastreId, callerOf(request).sandbox, countForRead(request));
-      if (count) countedRead(request, count);
+      if (count) countedRead(ctx, request, count);
       if (!found) throw notFound('PROPERTY_NOT_FOUND', `no property ${country} ${cadastreId} in the served registers`);
       // PostgreSQL rendered the property (api/store/property.ts): sent as it is, not serialized again.
       reply.type('application/json; charset=utf-8');
