@@ -79,7 +79,7 @@ export function registerAddressRoutes(fastify: FastifyInstance, ctx: ApiContext)
  * The coordinate answer as the response schema orders it, from the statement's JSON text, the
  * property with its links (which carry the API's base URL).
  */
-export function coordinateAnswerJson(answer: CoordinateAnswerText, links: unknown[]): string {
+function coordinateAnswerJson(answer: CoordinateAnswerText, links: unknown[]): string {
   const rest = `"buildings":${answer.buildings},"addresses":${answer.addresses}}`;
   return answer.property ? `{"property":${withMember(answer.property, 'links', links)},${rest}` : `{${rest}`;
 }
