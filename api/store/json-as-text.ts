@@ -8,5 +8,9 @@ const JSON_OID = 114;
  * cost the API process about a quarter of a hot request's CPU (docs/api.md, "Benchmark").
  */
 export const JSON_AS_TEXT = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === JSON_OID ? (text: string) => text : pg.types.getTypeParser(oid, format)),
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === JSON_OID ? asText : pg.types.getTypeParser(oid, format)),
 } as pg.CustomTypesConfig;
+
+function asText(text: string): string {
+  return text;
+}
