@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
@@ -19,6 +19,12 @@ import { LineSet, linesOf, type RecordSpool } from '../sources/formats/line-reco
  * choice of changed records stays the database's anti-join; the spool is used only when it
  * holds exactly those (a 48-bit collision, or a run that published in between, falls back to
  * the second pass).
+ *
+ * A night that changed much (a register that rewrote every feature, a new attribute throughout)
+ * would spool the whole file unzipped into the worker's data folder: several gigabytes for a
+ * national GML file. Once more than a quarter of the records hashed so far go to the spool, it is
+ * given up (removed, no more written) and the parser reads the file a second time instead; by
+ * then parsing a quarter of the file outweighs that second unzip and scan.
  */
 
 /** The first 48 bits of a hash in hex (uuid text or plain), as a number (exact below 2⁵³). */
@@ -60,8 +66,22 @@ export interface ChangedRecordSpool extends RecordSpool {
   remove(): Promise<void>;
 }
 
+/** When a spool is given up: more than `share` of the records hashed so far spooled, once `afterRecords` were hashed. */
+export interface SpoolLimit {
+  share: number;
+  afterRecords: number;
+}
+
+export const SPOOL_LIMIT: SpoolLimit = { share: 0.25, afterRecords: 50_000 };
+
 /** A spool of the records whose hash `sourceId` has not published, in `folder` (the stage's scratch folder); none before its first publish. */
-export async function openRecordSpool(client: pg.PoolClient, sourceId: string, fileName: string, folder: string): Promise<ChangedRecordSpool | undefined> {
+export async function openRecordSpool(
+  client: pg.PoolClient,
+  sourceId: string,
+  fileName: string,
+  folder: string,
+  limit: SpoolLimit = SPOOL_LIMIT,
+): Promise<ChangedRecordSpool | undefined> {
   const published = await publishedPrefixes(client, sourceId);
   if (published.length === 0) return undefined;
   const filePath = path.join(folder, path.basename(fileName));
@@ -69,20 +89,35 @@ export async function openRecordSpool(client: pg.PoolClient, sourceId: string, f
   // A bit a position, as the stage's own choice (LineSet): a night that changed much costs no more.
   const spooled = new LineSet();
   let spooledCount = 0;
+  let hashedCount = 0;
+  let givenUp = false;
+  const giveUp = () => {
+    closeSync(fd!);
+    fd = undefined;
+    givenUp = true;
+    rmSync(filePath, { force: true });
+  };
   return {
     filePath,
     keep(number, hash) {
-      if (has(published, prefixOf(hash))) return false;
+      hashedCount++;
+      if (givenUp || has(published, prefixOf(hash))) return false;
       spooled.add(number);
       spooledCount++;
+      if (hashedCount >= limit.afterRecords && spooledCount > limit.share * hashedCount) {
+        giveUp();
+        return false;
+      }
       return true;
     },
     write(bytes) {
+      if (givenUp) return;
       for (let at = 0; at < bytes.length; ) at += writeSync(fd!, bytes, at);
     },
     finish(changed) {
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
+      if (givenUp) return false;
       let count = 0;
       for (const position of changed) {
         if (!spooled.has(position)) return false;

@@ -236,6 +236,36 @@ describe('a night of a source with record hashes', () => {
     }
   });
 
+  it('gives the spool up once more than a quarter of the records hashed are new: a night that changed throughout reads the file again rather than copy it whole', async () => {
+    // Runs after the first it.each above: no-address has published line hashes.
+    const client = await pipeline.pool.connect();
+    try {
+      const scratchDir = await tempDir('record-hashes-spool-limit');
+      const published = (await client.query<{ hash: string }>(`SELECT record_hash::text AS hash FROM source_record WHERE source_id = 'no-address' LIMIT 1`)).rows[0].hash.replace(/-/g, '');
+      const fresh = (n: number) => n.toString(16).padStart(32, 'f');
+      const spool = (await openRecordSpool(client, 'no-address', 'limit.csv', scratchDir, { share: 0.25, afterRecords: 8 }))!;
+      // Two new records in eight: kept, and the spool goes on.
+      for (let n = 1; n <= 8; n++) {
+        expect(spool.keep(n, n % 4 === 0 ? fresh(n) : published)).toBe(n % 4 === 0);
+        spool.write(Buffer.from(`line ${n}\n`));
+      }
+      expect(existsSync(spool.filePath)).toBe(true);
+      // One more new record: three in nine, over a quarter. Given up: the file is gone and nothing more is kept.
+      expect(spool.keep(9, fresh(9))).toBe(false);
+      expect(existsSync(spool.filePath)).toBe(false);
+      spool.write(Buffer.from('line 9\n'));
+      expect(spool.keep(10, fresh(10))).toBe(false);
+      expect(existsSync(spool.filePath)).toBe(false);
+      const changed = new LineSet();
+      for (const n of [4, 8, 9, 10]) changed.add(n);
+      // The stage then reads the changed records from the file itself (changedRecordsOnly).
+      expect(spool.finish(changed)).toBe(false);
+      await spool.remove();
+    } finally {
+      client.release();
+    }
+  });
+
   it.each(['no-address', 'no-energy', 'no-permits'])('%s: a night writes its changed lines aside while hashing, byte for byte what a second pass over the file would give the parser', async (sourceId) => {
     // Runs after the first it.each above: live holds night 1 of the source, and its line hashes; night 2 changes some lines.
     const source = getSource(sourceId);
