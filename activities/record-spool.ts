@@ -96,6 +96,10 @@ export async function openRecordSpool(
     fd = undefined;
     givenUp = true;
     rmSync(filePath, { force: true });
+    console.warn(
+      `nordprop: ${sourceId}: ${spooledCount} of the first ${hashedCount} records changed, more than ${limit.share * 100} %; ` +
+        'the parser reads the changed records from the file again instead of a copy written aside',
+    );
   };
   return {
     filePath,
