@@ -57,8 +57,9 @@ async function buildPropertyFeatures(client: pg.PoolClient, country: Country, cr
      building_units AS (
        SELECT building_number, sum(usable_area_m2) AS area FROM unit WHERE country = $1 AND building_number IS NOT NULL GROUP BY building_number
      ),
+     -- Sorted by the ids' bytes (COLLATE "C"): the same groups, and under C.UTF-8 the same order, without strcoll.
      main_building AS (
-       SELECT DISTINCT ON (b.cadastre_id) b.cadastre_id,
+       SELECT DISTINCT ON (b.cadastre_id COLLATE "C") b.cadastre_id,
               CASE WHEN b.country = 'SE' THEN coalesce(b.purposes[1], b.building_type_code) ELSE b.building_type_code END AS building_type,
               d.built_year, b.location
        FROM building b
@@ -67,7 +68,7 @@ async function buildPropertyFeatures(client: pg.PoolClient, country: Country, cr
        WHERE b.country = $1 AND b.cadastre_id IS NOT NULL
        -- Sweden marks the main building; Norway's registers do not, and there the building with
        -- the property's bruksenheter is what it is used as: a farmhouse, not its larger barn.
-       ORDER BY b.cadastre_id, b.is_main_building DESC NULLS LAST, bu.area DESC NULLS LAST, d.usable_area_m2 DESC NULLS LAST, b.footprint_m2 DESC NULLS LAST, b.building_id
+       ORDER BY b.cadastre_id COLLATE "C", b.is_main_building DESC NULLS LAST, bu.area DESC NULLS LAST, d.usable_area_m2 DESC NULLS LAST, b.footprint_m2 DESC NULLS LAST, b.building_id COLLATE "C"
      ),
      unit_area AS (
        SELECT cadastre_id, sum(usable_area_m2) AS area FROM unit WHERE country = $1 GROUP BY cadastre_id

@@ -122,11 +122,14 @@ function areaRecord(feature: GeoPackageFeature): ParsedRecord {
  */
 async function repairCadastre(context: StagingContext) {
   const { client, stagingTable, runId, sourceId } = context;
+  // Sorted by the keys' bytes (COLLATE "C"; equality, hence the groups, is the same under any
+  // deterministic collation): through the database's C.UTF-8 (strcoll) the two sorts took
+  // 1.2-1.6 s for 180,000 synthetic areas, by bytes 0.7 s.
   const conflicts = await client.query(
     `WITH firsts AS (
-       SELECT DISTINCT ON (register_ref) register_ref, cadastre_id, src_pos FROM ${stagingTable} ORDER BY register_ref, src_pos
+       SELECT DISTINCT ON (register_ref COLLATE "C") register_ref, cadastre_id, src_pos FROM ${stagingTable} ORDER BY register_ref COLLATE "C", src_pos
      ), by_id AS (
-       SELECT DISTINCT ON (cadastre_id) cadastre_id, register_ref, src_pos FROM ${stagingTable} ORDER BY cadastre_id, src_pos
+       SELECT DISTINCT ON (cadastre_id COLLATE "C") cadastre_id, register_ref, src_pos FROM ${stagingTable} ORDER BY cadastre_id COLLATE "C", src_pos
      ), bad AS (
        SELECT s.src_pos, 'area of property ' || s.register_ref || ' is designated ' || s.cadastre_id || ', its first area ' || f.cadastre_id || ' (position ' || f.src_pos || ')' AS reason
        FROM ${stagingTable} s JOIN firsts f USING (register_ref) WHERE s.cadastre_id <> f.cadastre_id
