@@ -24,4 +24,5 @@ export const dropStaging = beatingWhileRunning(publish.dropStaging);
 export const planDerive = beatingWhileRunning(derive.planDerive);
 export const dropDerivedStaging = beatingWhileRunning(derive.dropDerivedStaging);
 export const reconcileAbandonedRuns = beatingWhileRunning(reconcile.reconcileAbandonedRuns);
+export const closeCancelledRun = beatingWhileRunning(reconcile.closeCancelledRun);
 export const listWorkerTaskQueues = beatingWhileRunning(workerQueues.listWorkerTaskQueues);

@@ -4,6 +4,7 @@ import { connectClient } from '../lib/temporal/connection.js';
 import { failRunningSourceRuns, openRuns } from '../lib/run-ledger.js';
 import { finishRun } from './ledger.js';
 import { dropStagingTables } from './staging-table.js';
+import type { RunSummary } from './types.js';
 
 export interface AbandonedRun {
   runId: string;
@@ -37,9 +38,7 @@ export async function reconcileAbandonedRuns(): Promise<AbandonedRun[]> {
       }
       if (status === 'RUNNING') continue;
       const error = `abandoned: workflow ${run.workflowId} ended as ${status} before this source finished (nothing was published by this run after that)`;
-      const sources = await failRunningSourceRuns(pool, run.runId, error);
-      for (const sourceId of sources) await dropStagingTables(pool, sourceId, run.runId);
-      await finishRun({ runId: run.runId });
+      const { sources } = await closeUnfinishedRun(run.runId, error);
       abandoned.push({ runId: run.runId, workflowId: run.workflowId, workflowStatus: status, sources });
       console.warn(`nordprop: run ${run.runId}: ${error}; closed ${sources.join(', ') || 'no source'}`);
     }
@@ -47,4 +46,24 @@ export async function reconcileAbandonedRuns(): Promise<AbandonedRun[]> {
     await connection.close();
   }
   return abandoned;
+}
+
+/**
+ * Closes a run whose sources may still be open: each source still `running` failed with `error`
+ * and its staging dropped, the run given its outcome. Returns the sources it closed and the run.
+ */
+async function closeUnfinishedRun(runId: string, error: string): Promise<{ sources: string[]; summary: RunSummary }> {
+  const pool = getPool();
+  const sources = await failRunningSourceRuns(pool, runId, error);
+  for (const sourceId of sources) await dropStagingTables(pool, sourceId, runId);
+  return { sources, summary: await finishRun({ runId }) };
+}
+
+/**
+ * A run cancelled (`temporal workflow cancel`, or its parent's cancellation) closes its ledger
+ * itself on the way out, instead of staying `running` until the next run's reconcile: its
+ * sources still open fail as cancelled.
+ */
+export async function closeCancelledRun(input: { runId: string }): Promise<RunSummary> {
+  return (await closeUnfinishedRun(input.runId, 'cancelled before it finished (nothing was published by this run after that)')).summary;
 }

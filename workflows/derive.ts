@@ -8,7 +8,7 @@ import { RUN_ID_KEY } from '../lib/temporal/search-attribute-keys.js';
 import { formatRunId } from './run-id.js';
 import { dispatchPendingEvents } from './deliver-dispatch.js';
 import { describeError } from '../lib/describe-error.js';
-import { finishWithOutcome } from './finish-run.js';
+import { closingOnCancel, finishWithOutcome } from './finish-run.js';
 import { DEFAULT_DERIVE_CONCURRENCY, runInDependencyOrder } from './derive-order.js';
 
 // A dataset is one long set-based computation and one merge: no heartbeat progress to resume
@@ -61,17 +61,19 @@ export async function deriveDatasets(input: DeriveInput = {}): Promise<RunSummar
       return getSourceRunSummary({ runId, sourceId: step.ledgerId });
     }
   };
-  if (patched('derive-by-critical-path')) {
-    await runInDependencyOrder(planned, input.concurrency ?? DEFAULT_DERIVE_CONCURRENCY, derive);
-  } else {
-    // Runs started before: each country's datasets one after another, the countries side by side.
-    const countries = [...new Set(planned.map((step) => step.country))];
-    await Promise.all(
-      countries.map(async (country) => {
-        for (const step of planned.filter((s) => s.country === country)) await derive(step);
-      }),
-    );
-  }
-  await dispatchPendingEvents(); // webhooks for what the datasets changed (docs/webhooks.md)
-  return finishWithOutcome(runId);
+  return closingOnCancel(runId, async () => {
+    if (patched('derive-by-critical-path')) {
+      await runInDependencyOrder(planned, input.concurrency ?? DEFAULT_DERIVE_CONCURRENCY, derive);
+    } else {
+      // Runs started before: each country's datasets one after another, the countries side by side.
+      const countries = [...new Set(planned.map((step) => step.country))];
+      await Promise.all(
+        countries.map(async (country) => {
+          for (const step of planned.filter((s) => s.country === country)) await derive(step);
+        }),
+      );
+    }
+    await dispatchPendingEvents(); // webhooks for what the datasets changed (docs/webhooks.md)
+    return finishWithOutcome(runId);
+  });
 }

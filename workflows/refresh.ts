@@ -6,7 +6,7 @@ import type { Country } from '../lib/domain/country.js';
 import { ingestSource } from './ingest-source.js';
 import { deriveDatasets, deriveWorkflowId } from './derive.js';
 import { COUNTRY_KEY, RUN_ID_KEY, SOURCE_KEY } from '../lib/temporal/search-attribute-keys.js';
-import { finishWithOutcome } from './finish-run.js';
+import { closingOnCancel, finishWithOutcome } from './finish-run.js';
 import { describeError } from '../lib/describe-error.js';
 import { formatRunId } from './run-id.js';
 
@@ -68,9 +68,11 @@ async function runSources(kind: RunKind, runId: string, request: { country?: Cou
       await dropStaging({ runId, sourceId });
     }
   };
-  for (const source of planned) finished.set(source.sourceId, ingest(source));
-  await Promise.all(finished.values());
-  return finishWithOutcome(runId);
+  return closingOnCancel(runId, async () => {
+    for (const source of planned) finished.set(source.sourceId, ingest(source));
+    await Promise.all(finished.values());
+    return finishWithOutcome(runId);
+  });
 }
 
 /** The nightly refresh (and `nordprop refresh`): every selected source from its configured input. */
