@@ -1,4 +1,5 @@
-import type pg from 'pg';
+import pg from 'pg';
+import { closePools, getPool } from '../../lib/db.js';
 
 /**
  * Plans of the statements a session runs, as PostgreSQL's auto_explain sends them to the client
@@ -36,6 +37,27 @@ export async function explainEachStatement(client: pg.ClientBase, into: Explaine
   await client.query(`LOAD 'auto_explain'`);
   for (const setting of EXPLAIN_TO_CLIENT) await client.query(`SET ${setting}`);
   collectPlans(client, into);
+}
+
+/**
+ * Makes every new session of the database at `databaseUrl` explain each statement to its client,
+ * then opens the pipeline's connections again (lib/db.ts's pool, which the in-process worker
+ * uses), each collecting the plans it is sent into `into`.
+ */
+export async function explainPipelineStatements(databaseUrl: string, into: ExplainedStatement[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    const database = admin.escapeIdentifier((await admin.query<{ name: string }>('SELECT current_database() AS name')).rows[0].name);
+    await admin.query(`LOAD 'auto_explain'`); // its settings exist once it is loaded
+    for (const setting of [`session_preload_libraries = 'auto_explain'`, ...EXPLAIN_TO_CLIENT]) {
+      await admin.query(`ALTER DATABASE ${database} SET ${setting}`);
+    }
+  } finally {
+    await admin.end();
+  }
+  await closePools();
+  getPool().on('connect', (client) => collectPlans(client, into));
 }
 
 /** A plan node and every node below it. */

@@ -12,13 +12,11 @@
  * connections as a notice.
  */
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSample } from '../../../sample/generate.js';
-import { closePools, getPool } from '../../../lib/db.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runRefresh } from '../../support/runs.js';
-import { collectPlans, EXPLAIN_TO_CLIENT, scansPerRow, type ExplainedStatement } from '../../support/explained-plans.js';
+import { explainPipelineStatements, scansPerRow, type ExplainedStatement } from '../../support/explained-plans.js';
 
 const PARCELS = 300;
 const SEED = 'run-row-joins';
@@ -38,17 +36,7 @@ beforeAll(async () => {
   process.env.NORDPROP_INPUT_DIR = path.join(pipeline.dataDir, 'sample');
   await generateSample({ outDir: process.env.NORDPROP_INPUT_DIR, parcels: PARCELS, seed: SEED });
   // Every new session of the test database explains each statement to its client (a NOTICE).
-  const admin = new pg.Client({ connectionString: pipeline.databaseUrl });
-  await admin.connect();
-  const database = admin.escapeIdentifier((await admin.query<{ name: string }>('SELECT current_database() AS name')).rows[0].name);
-  await admin.query(`LOAD 'auto_explain'`); // its settings exist once it is loaded
-  for (const setting of [`session_preload_libraries = 'auto_explain'`, ...EXPLAIN_TO_CLIENT]) {
-    await admin.query(`ALTER DATABASE ${database} SET ${setting}`);
-  }
-  await admin.end();
-  // The pipeline's connections are opened again, each listening for the plans.
-  await closePools();
-  getPool().on('connect', (client) => collectPlans(client, explained));
+  await explainPipelineStatements(pipeline.databaseUrl, explained);
   for (const night of [0, 1]) {
     if (night) await generateSample({ outDir: process.env.NORDPROP_INPUT_DIR, parcels: PARCELS, seed: SEED, night });
     const run = await runRefresh(pipeline.client, pipeline.taskQueue, { derive: false });

@@ -14,14 +14,13 @@
  * connections as a notice.
  */
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSample } from '../../../sample/generate.js';
-import { closePools, getPool } from '../../../lib/db.js';
+import { getPool } from '../../../lib/db.js';
 import { seCadastre } from '../../../sources/se/cadastre/adapter.js';
 import { startPipeline, type TestPipeline } from '../../support/pipeline.js';
 import { runBackfill, sourceOf } from '../../support/runs.js';
-import { collectPlans, EXPLAIN_TO_CLIENT, readsOf, type ExplainedStatement } from '../../support/explained-plans.js';
+import { explainPipelineStatements, readsOf, type ExplainedStatement } from '../../support/explained-plans.js';
 
 const PARCELS = 300;
 const SEED = 'se-cadastre-night-plans';
@@ -45,17 +44,7 @@ beforeAll(async () => {
   const sampleDir = path.join(pipeline.dataDir, 'sample');
   const input = path.join(sampleDir, seCadastre.inputFileName);
   await generateSample({ outDir: sampleDir, parcels: PARCELS, seed: SEED });
-  const admin = new pg.Client({ connectionString: pipeline.databaseUrl });
-  await admin.connect();
-  const database = admin.escapeIdentifier((await admin.query<{ name: string }>('SELECT current_database() AS name')).rows[0].name);
-  await admin.query(`LOAD 'auto_explain'`); // its settings exist once it is loaded
-  for (const setting of [`session_preload_libraries = 'auto_explain'`, ...EXPLAIN_TO_CLIENT]) {
-    await admin.query(`ALTER DATABASE ${database} SET ${setting}`);
-  }
-  await admin.end();
-  // The pipeline's connections are opened again, each listening for the plans.
-  await closePools();
-  getPool().on('connect', (client) => collectPlans(client, explained));
+  await explainPipelineStatements(pipeline.databaseUrl, explained);
   expect(sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId: seCadastre.id, input }), seCadastre.id).outcome).toBe('published');
   // A register of national proportions around the sample's few hundred properties: properties
   // and parcel links of their own (no parcel, so the night still finds the sample's records
