@@ -129,16 +129,22 @@ export function withHashJoinsOnly<T>(client: pg.PoolClient, work: () => Promise<
 }
 
 /**
- * Runs `work` with the planner's join methods `off` disabled in the transaction, then enabled
- * again. Not after a failure: the transaction is then aborted, the setting goes with it, and a
- * statement sent to enable them again would fail in its turn and hide the failure's reason
- * ("current transaction is aborted") from the run ledger.
+ * Runs `work` with the planner's join methods `off` disabled in the transaction, then puts back
+ * what the session had (a load host may have turned one off for good; `on` would override it for
+ * the rest of the publish). Not after a failure: the transaction is then aborted, the setting goes
+ * with it, and a statement sent to restore them would fail in its turn and hide the failure's
+ * reason ("current transaction is aborted") from the run ledger.
  */
 async function withJoinMethodsOff<T>(client: pg.PoolClient, off: string[], work: () => Promise<T>): Promise<T> {
-  const set = (value: 'on' | 'off') => client.query(`SELECT ${off.map((method) => `set_config('enable_${method}', '${value}', true)`).join(', ')}`);
-  await set('off');
+  const names = off.map((method) => `enable_${method}`);
+  // The CTE is materialized, so the settings are read before the same statement changes them.
+  const before = await client.query<Record<string, string>>(
+    `WITH was AS MATERIALIZED (SELECT ${names.map((name) => `current_setting('${name}') AS ${name}`).join(', ')})
+     SELECT was.*, ${names.map((name) => `set_config('${name}', 'off', true)`).join(', ')} FROM was`,
+  );
   const result = await work();
-  await set('on');
+  const was = before.rows[0];
+  await client.query(`SELECT ${names.map((name, i) => `set_config('${name}', $${i + 1}, true)`).join(', ')}`, names.map((name) => was[name]));
   return result;
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { closePools, getPool } from '../../../lib/db.js';
-import { mergeTable, withHashJoins, withKeyLookups } from '../../../sources/publish/merge-table.js';
+import { mergeTable, withHashJoins, withHashJoinsOnly, withKeyLookups } from '../../../sources/publish/merge-table.js';
 import { createTestDatabase } from '../../support/database.js';
 import { explainEachStatement, readsOf, type ExplainedStatement } from '../../support/explained-plans.js';
 import { COMPANY_MERGE, SE_COMPANY_SCOPE } from '../../../sources/se/business/publish.js';
@@ -96,6 +96,30 @@ describe('mergeTable', () => {
     expect(reads(/^\s*UPDATE company AS live/)).toEqual(byPrimaryKey);
     expect(reads(/^\s*DELETE FROM company live USING pg_temp.removed/)).toEqual(byPrimaryKey);
   });
+
+  // A load host may turn a join method off for good (the database's or the role's settings);
+  // a publish statement that turns it off for itself must leave it off, not switch it on.
+  it.each([['withHashJoins', withHashJoins], ['withHashJoinsOnly', withHashJoinsOnly], ['withKeyLookups', withKeyLookups]] as const)(
+    '%s puts back the join methods the session had, not its defaults',
+    async (_name, joinMethods) => {
+      const client = await pool.connect();
+      const methods = ['nestloop', 'hashjoin', 'mergejoin'];
+      const settings = () =>
+        client.query(`SELECT ${methods.map((m) => `current_setting('enable_${m}') AS ${m}`).join(', ')}`).then((r) => r.rows[0] as Record<string, string>);
+      try {
+        await client.query('BEGIN');
+        for (const [i, had] of [{ nestloop: 'off', hashjoin: 'off', mergejoin: 'off' }, { nestloop: 'on', hashjoin: 'off', mergejoin: 'on' }].entries()) {
+          for (const method of methods) await client.query(`SELECT set_config('enable_${method}', $1, true)`, [had[method as keyof typeof had]]);
+          const during = await joinMethods(client, settings);
+          expect(Object.values(during).filter((value) => value === 'off').length, `try ${i}`).toBeGreaterThan(0);
+          expect(await settings(), `try ${i}`).toEqual(had);
+        }
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    },
+  );
 
   it.each([['withHashJoins', withHashJoins], ['withKeyLookups', withKeyLookups]] as const)(
     '%s: a statement that fails surfaces its own error, and the join methods are back once it succeeds',
