@@ -6,8 +6,8 @@ import { inputsFingerprint } from '../derive/inputs-fingerprint.js';
 import { tuneBulkTransaction } from '../lib/bulk-settings.js';
 import type { DerivedDatasetId } from '../derive/dataset.js';
 import { COUNTRIES, type Country } from '../lib/domain/country.js';
-import { closeSourceRunUnchanged, insertRun, insertSourceRun, lastDerivedDurations, lastDerivedInputs, lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
-import { getSourceRunSummary, recordDuration } from './ledger.js';
+import { closeSourceRunUnchanged, insertRun, insertSourceRun, lastDerivedDurations, lastDerivedInputs, markSourceRunPublished } from '../lib/run-ledger.js';
+import { getSourceRunSummary, holdSourceRunForPublish, recordDuration } from './ledger.js';
 import { withHeartbeat } from './heartbeat.js';
 import { assertStagingIntact, stagingFingerprint } from './staging-table.js';
 import { stagingTableName } from './staging-table.js';
@@ -105,7 +105,7 @@ async function computeAndPublish(request: DeriveRequest): Promise<SourceRunSumma
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('nordprop.publish'), hashtext($1))`, [ledgerId]);
     await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]); // names the run on change events (docs/webhooks.md)
     await tuneBulkTransaction(client);
-    if ((await lockSourceRun(client, request.runId, ledgerId))?.outcome === 'published') return;
+    if ((await holdSourceRunForPublish(client, request.runId, ledgerId))?.outcome === 'published') return;
     // Crash recovery empties UNLOGGED tables: merging an emptied snapshot would delete the live
     // dataset. The activity's retry computes it again.
     await assertStagingIntact(client, stagingTable, computedFingerprint, { columns: dataset.keyColumns, retryable: true });

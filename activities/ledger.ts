@@ -1,10 +1,12 @@
 import type pg from 'pg';
+import { ApplicationFailure } from '@temporalio/activity';
 import { getPool } from '../lib/db.js';
 import {
   closeRun,
   closeSourceRun,
   insertRun,
   insertSourceRun,
+  lockSourceRun,
   plannedSourceCount,
   readSourceRunSummaries,
   readSourceRunSummary,
@@ -69,4 +71,25 @@ export async function recordDuration(
   db: Pick<pg.Pool, 'query'> = getPool(),
 ): Promise<void> {
   await recordPhaseDuration(db, { runId, sourceId, phase, ms, fields });
+}
+
+/** Thrown by a publish whose ledger entry its run had already closed: nothing was published. */
+export const SOURCE_RUN_CLOSED = 'SourceRunClosed';
+
+/**
+ * The ledger entry a publish holds until it commits (lib/run-ledger.ts, lockSourceRun), refused
+ * when the run closed it meanwhile: a cancelled run fails its open sources, and a workflow that
+ * gave up on a publish attempt (a lost worker's attempt still running) fails its source. Such an
+ * attempt, reaching its transaction late, would otherwise publish for a run the ledger calls failed.
+ */
+export async function holdSourceRunForPublish(client: pg.PoolClient, runId: string, sourceId: string): ReturnType<typeof lockSourceRun> {
+  const entry = await lockSourceRun(client, runId, sourceId);
+  if (entry && entry.outcome !== 'running' && entry.outcome !== 'published') {
+    throw ApplicationFailure.create({
+      type: SOURCE_RUN_CLOSED,
+      nonRetryable: true,
+      message: `${sourceId}: run ${runId} closed this source as ${entry.outcome} before its publish began; nothing was published`,
+    });
+  }
+  return entry;
 }

@@ -7,9 +7,9 @@ import { assertStagingIntact, dropStagingTables } from './staging-table.js';
 import { withHeartbeat } from './heartbeat.js';
 import { analyzeStaleTables } from './stale-statistics.js';
 import { assertIncrementBase, assertRecordsIntact, collectRemovedKeys, recordPublishedLines } from './record-hashes.js';
-import { recordDuration } from './ledger.js';
+import { holdSourceRunForPublish, recordDuration } from './ledger.js';
 import { stepTimer } from '../sources/publish/step-timer.js';
-import { lockSourceRun, markSourceRunPublished } from '../lib/run-ledger.js';
+import { markSourceRunPublished } from '../lib/run-ledger.js';
 
 /**
  * One transaction: merge the snapshot into the live tables and close the ledger entry. Readers
@@ -35,7 +35,7 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     // Names the run on the change events the live tables' triggers write (schema/…_events.sql).
     await client.query(`SELECT set_config('nordprop.run_id', $1, true)`, [request.runId]);
     await tuneBulkTransaction(client);
-    const ledger = await lockSourceRun(client, request.runId, source.id);
+    const ledger = await holdSourceRunForPublish(client, request.runId, source.id);
     if (ledger?.outcome === 'published') {
       const { inserted, updated, deleted } = ledger;
       return { inserted, updated, deleted };

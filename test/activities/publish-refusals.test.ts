@@ -167,3 +167,27 @@ describe('publish of a staging table that lost its rows', () => {
     });
   });
 });
+
+/**
+ * A run that closes its open sources as failed (a cancelled run, or a workflow that gave up on a
+ * publish attempt whose worker it lost) says nothing was published after that. An attempt that
+ * reached its publish transaction only then published anyway, under a ledger that said failed.
+ */
+describe('publish of a source its run already closed', () => {
+  it.each(['failed', 'unchanged'])('refuses when the ledger entry is %s, and leaves live and the entry as they were', async (closedAs) => {
+    const first = await stageAndValidate();
+    await publish(first.runId, first.snapshot);
+    const live = await tableDigest(getPool(), 'address');
+
+    const edited = await addressFile((lines) => lines.slice(1));
+    const late = await stageAndValidate(false, edited);
+    await getPool().query(`UPDATE source_run SET outcome = $2, error = 'cancelled before it finished', finished_at = now() WHERE run_id = $1`, [late.runId, closedAs]);
+    await expect(publish(late.runId, late.snapshot)).rejects.toMatchObject({
+      type: 'SourceRunClosed',
+      message: expect.stringMatching(new RegExp(`closed this source as ${closedAs} before its publish began`)),
+    });
+    expect(await tableDigest(getPool(), 'address')).toBe(live);
+    const ledger = await getPool().query(`SELECT outcome, inserted, updated, deleted FROM source_run WHERE run_id = $1`, [late.runId]);
+    expect(ledger.rows[0]).toEqual({ outcome: closedAs, inserted: 0, updated: 0, deleted: 0 });
+  });
+});
