@@ -13,6 +13,23 @@ export function throttledHeartbeat(intervalMs = 1000): (details: ProgressDetails
 }
 
 /**
+ * Throws the activity's cancellation once it has one: cancelled by its workflow, timed out on the
+ * server (a missed heartbeat: the server has already scheduled the retry), or the worker shutting
+ * down. The long loops (a stage's parse, its hash pass) call it once per batch: a stage does not
+ * otherwise notice, and an attempt the server had given up on ran on to the end beside its own
+ * retry, reading and COPYing the same file twice on a worker that was already too busy.
+ */
+export function throwIfCancelled(): void {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return; // outside an activity (a script or a test): nothing cancels it
+  }
+  context.cancellationSignal.throwIfAborted();
+}
+
+/**
  * Heartbeats every few seconds while `work` runs, whether or not it reports progress: one long
  * statement (a publish's merge, a COPY flush, a dataset's computation) must not look like a dead
  * worker, and a dead worker must be noticed within the activity's heartbeat timeout, not its

@@ -15,6 +15,7 @@ import type { ChangeCounts, GroupKey, LineLayout, PublishScope, SourceAdapter } 
 import type { LineRecords } from './types.js';
 import { recordChangesTableName, recordsTableName, stagingLost } from './staging-table.js';
 import { openRecordSpool, type ChangedRecordSpool } from './record-spool.js';
+import { throwIfCancelled } from './heartbeat.js';
 import { sourceRecordTable } from './source-record-table.js';
 import { withHashJoins, withHashJoinsOnly } from '../sources/publish/merge-table.js';
 
@@ -207,6 +208,7 @@ async function hashAndCompare(
   let total = 0;
   const layout: RecordLayout = { regular: true };
   for await (const lines of hashRecords(source, input, request.artifactPath, request.scratchDir, layout, files)) {
+    throwIfCancelled();
     for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
     total += lines.length;
     await copy.flush();

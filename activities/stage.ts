@@ -11,7 +11,7 @@ import { InputFormatError, readFailure } from '../sources/formats/input-error.js
 import { inputCoversCountry } from '../sources/input-scope.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
-import { throttledHeartbeat, withHeartbeat } from './heartbeat.js';
+import { throttledHeartbeat, throwIfCancelled, withHeartbeat } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
 import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes, spooledRecordsOnly } from './record-hashes.js';
 import { openStageScratch, type StageScratch } from './stage-scratch.js';
@@ -167,7 +167,10 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
       pendingRejects = [];
     };
     // Rejects past the committed position are deleted again if the attempt is retried.
+    // A cancelled attempt stops here: its open COPY goes with the discarded connection, the chunks
+    // committed before stay for the retry to resume after.
     const commitChunk = async () => {
+      throwIfCancelled();
       await chunk?.end();
       chunk = undefined;
       await flushRejects();

@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stageArtifact } from '../../activities/stage.js';
+import { stagingTableName } from '../../activities/staging-table.js';
 import { validateStaged } from '../../activities/validate.js';
 import { publishStaged } from '../../activities/publish.js';
 import { noAddress } from '../../sources/no/address/adapter.js';
@@ -62,6 +63,20 @@ describe('stage resume', () => {
     // Rows up to line 21 are the first attempt's, untouched; the rest were written again.
     expect(after.filter((r) => r.src_pos <= 21).map((r) => r.written_by)).toEqual(before.filter((r) => r.src_pos <= 21).map((r) => r.written_by));
     expect(after.filter((r) => r.src_pos > 21).every((r, i) => r.written_by !== before.filter((b) => b.src_pos > 21)[i].written_by)).toBe(true);
+  });
+
+  // A stage noticed its cancellation only while waiting for a stage slot: an attempt the server had
+  // given up on (a missed heartbeat) staged on to its end beside its retry, on a worker that was
+  // already too busy to heartbeat (a national refresh on 2 cores: two COPYs of no-cadastre at once).
+  it('stops at its next chunk once cancelled (its heartbeat timed out on the server), keeping the chunks committed before', async () => {
+    const attempt = new MockActivityEnvironment();
+    attempt.on('heartbeat', (details: ProgressDetails) => {
+      if (details.committedPosition === 21) attempt.cancel('TIMED_OUT');
+    });
+    const staging = attempt.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
+    await expect(staging).rejects.toMatchObject({ name: 'CancelledFailure', message: 'TIMED_OUT' });
+    const table = stagingTableName('no-address', runId);
+    expect((await stagedRows(table)).map((r) => r.src_pos)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
   });
 
   it('starts over when the rows its heartbeat says are committed are gone (crash recovery empties UNLOGGED tables)', async () => {
