@@ -27,6 +27,7 @@ describe('the derive step read from the run ledger', () => {
         ('r2', 'derive-no-valuations', 'NO', 'published', 40, 300, 0, 2, 0, '2026-11-22 08:03Z', '2026-11-22 08:09Z'),
         ('r2', 'derive-se-tenants', 'SE', 'published', 200, 150, 0, 0, 0, '2026-11-22 08:00Z', '2026-11-22 08:12Z'),
         ('r3', 'derive-no-tenants', 'NO', 'running', 0, 0, 0, 0, 0, '2026-11-22 09:00Z', NULL);
+      UPDATE source_run SET durations_ms = '{"download": 1200, "stage": 900000, "publish": 299000}' WHERE run_id = 'r1' AND source_id = 'se-cadastre';
     `);
   });
   afterAll(async () => {
@@ -37,7 +38,8 @@ describe('the derive step read from the run ledger', () => {
   it('times a refresh\'s derive step from its first dataset\'s start to its last one\'s end, and its sources before it', async () => {
     const step = await deriveStep(pool, 'r1');
     expect(step.wallSeconds).toBe(17 * 60);
-    expect(step.sources).toEqual({ count: 2, seconds: 30 * 60 });
+    expect(step.sources).toMatchObject({ count: 2, seconds: 30 * 60, wholeSeconds: 47 * 60 });
+    expect(step.sources?.longest.map((time) => [time.sourceId, time.seconds])).toEqual([['se-cadastre', 29 * 60], ['no-address', 20 * 60]]);
     expect(step.datasets.map((d) => [d.source_id, d.seconds, d.changes])).toEqual([
       ['derive-no-tenants', 240, 90],
       ['derive-no-valuations', 480, 300],
@@ -49,7 +51,11 @@ describe('the derive step read from the run ledger', () => {
     const steps = [await deriveStep(pool, 'r1'), await deriveStep(pool, 'r2')];
     const section = renderDeriveNight(steps, [{ country: 'NO', parcels: 1, transactions: 2, companies: 3 }]);
     expect(section).toMatch(/^<!-- national-derive:start -->/);
-    expect(section).toContain('in **17.0 min** (target: within 15 min, **not met**); before it, the refresh loaded its 2 sources in 30.0 min');
+    expect(section).toContain(
+      'in **17.0 min** (target: within 15 min, **not met**); before it, the refresh loaded its 2 sources in 30.0 min' +
+        ' (longest: se-cadastre 29.0 min (download 1 s, stage 900 s, publish 299 s); no-address 20.0 min).' +
+        ' The whole refresh, its first source\'s start to its last dataset\'s end: **47.0 min** (target: under 20 min, **not met**)',
+    );
     expect(section).toContain('`r2` (derive, derive step from 2026-11-22 08:00 UTC): NO and SE, every dataset, in **12.0 min** (target: within 15 min, **met**)');
     expect(section).toContain('| valuations | NO | 40 | 300 | 480 s, published, 300 changes | 360 s, published, 2 changes |');
   });
