@@ -15,7 +15,7 @@ export function throttledHeartbeat(intervalMs = 1000): (details: ProgressDetails
 /**
  * Throws the activity's cancellation once it has one: cancelled by its workflow, timed out on the
  * server (a missed heartbeat: the server has already scheduled the retry), or the worker shutting
- * down. The long loops (a stage's parse, its hash pass) call it once per batch: a stage does not
+ * down. A stage calls it at each committed chunk, its hash pass at each batch: a stage does not
  * otherwise notice, and an attempt the server had given up on ran on to the end beside its own
  * retry, reading and COPYing the same file twice on a worker that was already too busy.
  */

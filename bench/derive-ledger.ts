@@ -57,8 +57,8 @@ export async function deriveStep(pool: pg.Pool, runId: string): Promise<DeriveSt
   if (unfinished.length) throw new Error(`run ${runId} is still computing ${unfinished.map((r) => r.source_id).join(', ')}`);
   const start = Math.min(...rows.map((r) => r.started_at.getTime()));
   const end = Math.max(...rows.map((r) => r.finished_at!.getTime()));
-  const sources = (await pool.query<{ source_id: string; started: Date; seconds: number; durations_ms: Record<string, number> }>(
-    `SELECT source_id, started_at AS started, extract(epoch FROM finished_at - started_at)::float8 AS seconds, durations_ms
+  const sources = (await pool.query<{ source_id: string; started: Date; finished: Date; seconds: number; durations_ms: Record<string, number> }>(
+    `SELECT source_id, started_at AS started, finished_at AS finished, extract(epoch FROM finished_at - started_at)::float8 AS seconds, durations_ms
      FROM source_run WHERE run_id = $1 AND source_id NOT LIKE 'derive-%' ORDER BY finished_at - started_at DESC, source_id`,
     [runId],
   )).rows;
@@ -66,7 +66,7 @@ export async function deriveStep(pool: pg.Pool, runId: string): Promise<DeriveSt
   const summary = sources.length
     ? {
         count: sources.length,
-        seconds: (Math.max(...sources.map((r) => r.started.getTime() + r.seconds * 1000)) - firstSource) / 1000,
+        seconds: (Math.max(...sources.map((r) => r.finished.getTime())) - firstSource) / 1000,
         wholeSeconds: (end - firstSource) / 1000,
         longest: sources.slice(0, 3).map((r) => ({
           sourceId: r.source_id,
