@@ -13,7 +13,7 @@ import { getSource } from '../sources/registry.js';
 import type { IncrementalFeed, SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
 import { recentArtifacts, recordIncrementFetched } from '../lib/run-ledger.js';
-import { throttledHeartbeat } from './heartbeat.js';
+import { withProgressHeartbeat, type ProgressBeats } from './heartbeat.js';
 import type { Artifact, IngestSourceInput, ProgressDetails } from './types.js';
 
 /** Thrown for inputs that will not get better on retry (missing file, 404, checksum mismatch). */
@@ -126,11 +126,10 @@ async function fetchUrl(url: string, source: SourceAdapter, runId: string, previ
  * changes since the stored position, into one file the stage reads. No change: `unchanged`.
  * The position reached goes into the ledger, where the publish picks it up.
  */
-async function downloadChanges(source: SourceAdapter, feed: IncrementalFeed, request: IngestSourceInput, input: string, started: number): Promise<Artifact> {
+async function downloadChanges(source: SourceAdapter, feed: IncrementalFeed, request: IngestSourceInput, input: string, started: number, beat: ProgressBeats['beat']): Promise<Artifact> {
   const dir = path.join(loadConfig().dataDir, 'artifacts', source.id);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${request.runId}.changes.jsonl`);
-  const beat = throttledHeartbeat();
   const fetched = await feed.fetchChanges(input, {
     db: getPool(),
     file,
@@ -149,12 +148,15 @@ async function downloadChanges(source: SourceAdapter, feed: IncrementalFeed, req
 }
 
 export async function downloadArtifact(request: IngestSourceInput): Promise<Artifact> {
+  return withProgressHeartbeat(Context.current().info.heartbeatDetails as ProgressDetails | undefined, (beat) => download(request, beat));
+}
+
+async function download(request: IngestSourceInput, beat: ProgressBeats['beat']): Promise<Artifact> {
   const started = performance.now();
   const source = getSource(request.sourceId);
   const input = resolveInput(source, request.input);
-  if (source.increment?.accepts(input)) return downloadChanges(source, source.increment, request, input, started);
+  if (source.increment?.accepts(input)) return downloadChanges(source, source.increment, request, input, started, beat);
   const previous = await previousArtifact(source, input);
-  const beat = throttledHeartbeat();
   let artifactPath: string;
   let etag: string | null = null;
   let lastModified: string | null = null;

@@ -1,15 +1,42 @@
 import { Context } from '@temporalio/activity';
 import type { ProgressDetails } from './types.js';
 
-/** Heartbeats at most every `intervalMs` (the SDK throttles too, but building details per row is wasteful). */
-export function throttledHeartbeat(intervalMs = 1000): (details: ProgressDetails, force?: boolean) => void {
+/**
+ * The progress heartbeats of a resumable activity (a stage, a download). `beat` sends at most
+ * every `intervalMs` (building details per row is wasteful, and the SDK throttles too); `latest`
+ * is the last details given, or the attempt's starting ones. The activity's timer beats repeat
+ * them (withProgressHeartbeat): a beat without them would erase the resume position its retry reads.
+ */
+export interface ProgressBeats {
+  beat(details: ProgressDetails, force?: boolean): void;
+  latest(): ProgressDetails | undefined;
+}
+
+function progressHeartbeats(initial?: ProgressDetails, intervalMs = 1000): ProgressBeats {
   let last = 0;
-  return (details, force = false) => {
-    const now = Date.now();
-    if (!force && now - last < intervalMs) return;
-    last = now;
-    Context.current().heartbeat(details);
+  let latest = initial;
+  return {
+    beat(details, force = false) {
+      latest = details;
+      const now = Date.now();
+      if (!force && now - last < intervalMs) return;
+      last = now;
+      Context.current().heartbeat(details);
+    },
+    latest: () => latest,
   };
+}
+
+/**
+ * A resumable activity's `work`, beating on a timer with its latest progress from its first
+ * statement to its last. Beating only as rows go by left stretches without a beat: a stage's
+ * count and deletes of a national staging table before it resumes and its count at the end, a
+ * download waiting for a server's answer. On a busy host such a stretch outlasted the heartbeat
+ * timeout, and the server retried a live attempt.
+ */
+export function withProgressHeartbeat<T>(initial: ProgressDetails | undefined, work: (beat: ProgressBeats['beat']) => Promise<T>): Promise<T> {
+  const beats = progressHeartbeats(initial);
+  return withHeartbeat(() => work(beats.beat), beats.latest);
 }
 
 /**

@@ -11,7 +11,7 @@ import { InputFormatError, readFailure } from '../sources/formats/input-error.js
 import { inputCoversCountry } from '../sources/input-scope.js';
 import type { SourceAdapter } from '../sources/source-adapter.js';
 import { recordDuration } from './ledger.js';
-import { throttledHeartbeat, throwIfCancelled, withHeartbeat } from './heartbeat.js';
+import { throwIfCancelled, withProgressHeartbeat, type ProgressBeats } from './heartbeat.js';
 import { inStageSlot } from './stage-slots.js';
 import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes, spooledRecordsOnly } from './record-hashes.js';
 import { openStageScratch, type StageScratch } from './stage-scratch.js';
@@ -104,17 +104,15 @@ export interface StageRequest {
  */
 export async function stageArtifact(request: StageRequest): Promise<StagedSnapshot> {
   const resume = Context.current().info.heartbeatDetails as ProgressDetails | undefined;
-  return inStageSlot(() => stage(request, resume), resume);
+  return inStageSlot(() => withProgressHeartbeat(resume, (beat) => stage(request, resume, beat)), resume);
 }
 
-async function stage(request: StageRequest, resume: ProgressDetails | undefined): Promise<StagedSnapshot> {
+async function stage(request: StageRequest, resume: ProgressDetails | undefined, beat: ProgressBeats['beat']): Promise<StagedSnapshot> {
   const started = performance.now();
   const { stageChunkRows, dataDir } = loadConfig();
   const source = getSource(request.sourceId);
   const table = stagingTableName(source.id, request.runId);
   const columns = stagingColumnList(source);
-  const beat = throttledHeartbeat();
-  let latest: ProgressDetails | undefined = resume;
 
   const client = await getPool().connect();
   // Rejects go over their own connection: the main one is busy with COPY.
@@ -127,12 +125,11 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     const scratchDir = scratch.folder;
     const startedAt = await serverStartedAt(client);
     await client.query(createStagingSql(source, table));
-    // Hashing a national file's lines takes seconds: beat meanwhile, keeping the resume position.
     const lines = hasRecordHashes(source)
-      ? await withHeartbeat(() => hashArtifactRecords(client, {
+      ? await hashArtifactRecords(client, {
         source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table, scratchDir,
         incremental: !request.force && !request.wholeFile && request.input !== undefined && inputCoversCountry(source, request.input),
-      }), () => latest)
+      })
       : undefined;
     // Both live in the scratch folder, which goes when the stage ends.
     const changedFile = lines?.changedFile;
@@ -158,7 +155,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
     let lastCommitted = committedPosition;
     let pendingRejects: Reject[] = [];
     let chunk: CopyWriter | undefined;
-    const progress = (): ProgressDetails => (latest = {
+    const progress = (): ProgressDetails => ({
       phase: 'stage', bytes: input.bytesRead(), totalBytes: input.totalBytes, rows, rejected, committedPosition: lastCommitted, committedRows: rowsCommitted, serverStartedAt: startedAt,
       ...(lines?.records.basedOn ? { linesBasedOn: lines.records.basedOn } : {}),
     });
@@ -180,31 +177,28 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined)
       beat(progress(), true);
     };
 
-    // Beats on a timer too: one COPY flush or count can outlast the heartbeat timeout.
-    await withHeartbeat(async () => {
-      const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath, scratchDir, keepPosition: changed?.keepPosition });
-      for await (const records of parsed(parse, input, filePosition !== undefined)) {
-        for (const record of records) {
-          if (filePosition) record.position = filePosition(record.position);
-          if (record.position <= committedPosition) continue;
-          lastPosition = record.position;
-          if (record.kind === 'reject') {
-            rejected++;
-            pendingRejects.push(record);
-            continue;
-          }
-          const cells = encodeCells(record.values);
-          chunk ??= new CopyWriter(client, `${table} (${columns})`);
-          // The row hash only detects change between snapshots; SHA-1's first 128 bits fit a uuid.
-          if (chunk.add(`${record.position}\t${cells}\t${hash('sha1', cells, 'hex').slice(0, 32)}\n`)) await chunk.flush();
-          rows++;
-          if (++chunkRows >= stageChunkRows) await commitChunk();
+    const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath, scratchDir, keepPosition: changed?.keepPosition });
+    for await (const records of parsed(parse, input, filePosition !== undefined)) {
+      for (const record of records) {
+        if (filePosition) record.position = filePosition(record.position);
+        if (record.position <= committedPosition) continue;
+        lastPosition = record.position;
+        if (record.kind === 'reject') {
+          rejected++;
+          pendingRejects.push(record);
+          continue;
         }
-        if (pendingRejects.length >= REJECT_BATCH) await flushRejects();
-        beat(progress());
+        const cells = encodeCells(record.values);
+        chunk ??= new CopyWriter(client, `${table} (${columns})`);
+        // The row hash only detects change between snapshots; SHA-1's first 128 bits fit a uuid.
+        if (chunk.add(`${record.position}\t${cells}\t${hash('sha1', cells, 'hex').slice(0, 32)}\n`)) await chunk.flush();
+        rows++;
+        if (++chunkRows >= stageChunkRows) await commitChunk();
       }
-      await commitChunk();
-    }, () => latest);
+      if (pendingRejects.length >= REJECT_BATCH) await flushRejects();
+      beat(progress());
+    }
+    await commitChunk();
 
     const totals = await client.query<{ staged: number; rejected: number }>(
       `SELECT (SELECT count(*) FROM ${table}) AS staged,

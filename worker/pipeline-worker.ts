@@ -8,6 +8,9 @@ import { workerIdentity, workerTaskQueue } from '../lib/temporal/worker-task-que
 /** The workflows entry point, next to this file's tree whether running from sources or dist/. */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
 
+/** How often at most the server hears an activity's beats (the activities beat every 5 s on a timer). */
+const HEARTBEAT_THROTTLE = '5 seconds';
+
 /** The activities that read a downloaded artifact or an inbox file: they run where it lies. */
 const WORKER_QUEUE_ACTIVITIES = { downloadArtifact: activities.downloadArtifact, stageArtifact: activities.stageArtifact };
 
@@ -39,6 +42,10 @@ export async function createWorker(options: { config?: Config; connection?: Nati
     identity,
     // Per source: rows staged and rejected, phase durations (lib/metrics/worker-metrics.ts).
     interceptors: { activity: [pipelineMetrics] },
+    // The SDK passes an activity's beats on to the server at most every 0.8 × its heartbeat
+    // timeout: 24 s of a stage's 30, which left 6 s for a slow answer on a busy host before the
+    // server retried a live attempt (a national refresh on 2 cores). Every few seconds instead.
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
   };
   const shared = await Worker.create({
     ...common,
