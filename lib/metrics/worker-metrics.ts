@@ -1,6 +1,7 @@
 import { Runtime, type ActivityInterceptorsFactory, type RuntimeOptions } from '@temporalio/worker';
 import type { MetricCounter, MetricHistogram } from '@temporalio/common';
 import type { Config } from '../config.js';
+import { EVENT_LOOP_DELAY, EVENT_LOOP_DELAY_BUCKETS } from './event-loop-delay.js';
 
 /**
  * The worker's metrics: the Temporal SDK's own (workflow and activity task latencies, slots,
@@ -12,6 +13,7 @@ import type { Config } from '../config.js';
  * a phase took, taken by an activity interceptor (pipelineMetrics): no activity records a
  * metric itself. They count completed activity attempts of this worker process; a publish
  * retried after its completion was lost (it returns the counts in the ledger) counts twice.
+ * The process's event-loop delay goes there too (event-loop-delay.ts).
  */
 
 /** Seconds: the sample's sources take under a second a phase, a national load up to an hour. */
@@ -34,8 +36,9 @@ export function installWorkerMetrics(config: Config, options: Pick<RuntimeOption
         prometheus: {
           bindAddress,
           // The SDK's metric names stay as Temporal's dashboards know them (durations in ms);
-          // nordprop's histogram is in seconds, with buckets for loads of seconds to an hour.
-          histogramBucketOverrides: { [PHASE_DURATION]: PHASE_BUCKETS },
+          // nordprop's histograms are in seconds: loads of seconds to an hour, and the event
+          // loop's stalls (lib/metrics/event-loop-delay.ts).
+          histogramBucketOverrides: { [PHASE_DURATION]: PHASE_BUCKETS, [EVENT_LOOP_DELAY]: EVENT_LOOP_DELAY_BUCKETS },
         },
       },
     },

@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../../lib/config.js';
 import { closePools } from '../../lib/db.js';
 import { installWorkerMetrics } from '../../lib/metrics/worker-metrics.js';
+import { watchEventLoopDelay } from '../../lib/metrics/event-loop-delay.js';
 import { createWorker, type PipelineWorker } from '../../worker/pipeline-worker.js';
 import { createTestDatabase } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
@@ -109,5 +110,30 @@ describe('the worker’s metrics', () => {
     expect(value('temporal_activity_execution_latency_count', { activity_type: 'downloadArtifact', task_queue: process.env.NORDPROP_TASK_QUEUE! })).toBe(1);
     expect(value('temporal_activity_execution_latency_count', { activity_type: 'stageArtifact', task_queue: worker.workerTaskQueue })).toBe(1);
     expect(text).toMatch(/^temporal_workflow_completed\{/m);
+  });
+
+  it('serves the event loop’s stalls and logs one that reaches the warning threshold', async () => {
+    const warnings: string[] = [];
+    const stop = watchEventLoopDelay(Runtime.instance().metricMeter, { windowMs: 500, warnAfterMs: 1_000, warn: (m) => warnings.push(m) });
+    try {
+      // The watch's first sample only starts its clock.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Parsing on the worker's one thread, as a stage does, without yielding for 1.5 s.
+      const until = performance.now() + 1_500;
+      while (performance.now() < until);
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+    } finally {
+      stop();
+    }
+    // One window held the stall (the others may see the test's own work, never a second one).
+    const stalled = warnings.map((m) => Number(/stalled ([\d.]+) s/.exec(m)?.[1]));
+    expect(stalled.filter((s) => s >= 1.4)).toHaveLength(1);
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const series = (name: string) => text.split('\n').filter((l) => l.startsWith(name)).map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))] as const);
+    const buckets = new Map(series('nordprop_event_loop_delay_seconds_bucket').map(([labels, n]) => [labels.match(/le="([^"]+)"/)![1], n]));
+    // The stalled window is counted over 1 s, the windows after it too, and the last was no stall.
+    expect(buckets.get('+Inf')! - buckets.get('1')!).toBeGreaterThanOrEqual(1);
+    expect(buckets.get('1')).toBeGreaterThanOrEqual(1);
+    expect(series('nordprop_event_loop_delay_last_window_seconds')[0]?.[1]).toBeLessThan(1);
   });
 });
