@@ -34,20 +34,28 @@ async function createTemplate(): Promise<void> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [temporal, , bundle] = await Promise.all([
+  const [temporal, template, bundle] = await Promise.allSettled([
     startTemporalServer(),
     createTemplate(),
     bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'workflows/index.ts'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never }),
   ]);
+  if (temporal.status === 'rejected' || template.status === 'rejected' || bundle.status === 'rejected') {
+    // Vitest runs no teardown for a setup that threw: what did start goes now, not left behind
+    // (a template database per failed run, a dev server holding its port).
+    if (temporal.status === 'fulfilled') await temporal.value.stop().catch(() => undefined);
+    await dropDatabase(TEMPLATE_URL).catch(() => undefined);
+    throw [temporal, template, bundle].flatMap((result) => (result.status === 'rejected' ? [result.reason] : []))[0];
+  }
+  const server = temporal.value;
   const bundleDir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-bundle-'));
   const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
-  await writeFile(bundlePath, bundle.code);
-  project.provide('temporalAddress', temporal.address);
+  await writeFile(bundlePath, bundle.value.code);
+  project.provide('temporalAddress', server.address);
   project.provide('templateDatabase', TEMPLATE);
   project.provide('adminDatabaseUrl', ADMIN_URL);
   project.provide('workflowBundlePath', bundlePath);
   return async () => {
-    await temporal.stop();
+    await server.stop();
     await dropDatabase(TEMPLATE_URL);
     await rm(bundleDir, { recursive: true, force: true });
   };
