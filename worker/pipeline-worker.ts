@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import * as activities from '../activities/index.js';
 import { loadConfig, type Config } from '../lib/config.js';
 import { pipelineMetrics } from '../lib/metrics/worker-metrics.js';
+import { trackRunningActivities } from '../lib/metrics/running-activities.js';
 import { workerIdentity, workerTaskQueue } from '../lib/temporal/worker-task-queue.js';
 
 /** The workflows entry point, next to this file's tree whether running from sources or dist/. */
@@ -40,8 +41,9 @@ export async function createWorker(options: { config?: Config; connection?: Nati
     connection,
     namespace: config.temporalNamespace,
     identity,
-    // Per source: rows staged and rejected, phase durations (lib/metrics/worker-metrics.ts).
-    interceptors: { activity: [pipelineMetrics] },
+    // Per source: rows staged and rejected, phase durations (lib/metrics/worker-metrics.ts);
+    // what runs, for the event-loop watch to name (lib/metrics/running-activities.ts).
+    interceptors: { activity: [pipelineMetrics, trackRunningActivities] },
     // The SDK passes an activity's beats on to the server at most every 0.8 × its heartbeat
     // timeout: 24 s of a stage's 30, which left 6 s for a slow answer on a busy host before the
     // server retried a live attempt (a national refresh on 2 cores). Every few seconds instead.

@@ -8,6 +8,7 @@ import { loadConfig } from '../../lib/config.js';
 import { closePools } from '../../lib/db.js';
 import { installWorkerMetrics } from '../../lib/metrics/worker-metrics.js';
 import { watchEventLoopDelay } from '../../lib/metrics/event-loop-delay.js';
+import { runningActivities } from '../../lib/metrics/running-activities.js';
 import { createWorker, type PipelineWorker } from '../../worker/pipeline-worker.js';
 import { createTestDatabase } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
@@ -114,7 +115,8 @@ describe('the worker’s metrics', () => {
 
   it('serves the event loop’s stalls and logs one that reaches the warning threshold', async () => {
     const warnings: string[] = [];
-    const stop = watchEventLoopDelay(Runtime.instance().metricMeter, { windowMs: 500, warnAfterMs: 1_000, warn: (m) => warnings.push(m) });
+    const running = () => ['stageArtifact se-building'];
+    const stop = watchEventLoopDelay(Runtime.instance().metricMeter, { windowMs: 500, warnAfterMs: 1_000, warn: (m) => warnings.push(m), running });
     try {
       // The watch's first sample only starts its clock.
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -128,6 +130,8 @@ describe('the worker’s metrics', () => {
     // One window held the stall (the others may see the test's own work, never a second one).
     const stalled = warnings.map((m) => Number(/stalled ([\d.]+) s/.exec(m)?.[1]));
     expect(stalled.filter((s) => s >= 1.4)).toHaveLength(1);
+    // It says how much of the window went to garbage collection, and what was running.
+    expect(warnings.find((m) => Number(/stalled ([\d.]+) s/.exec(m)?.[1]) >= 1.4)).toMatch(/; garbage collection \d+\.\d s of the last [12] s; running: stageArtifact se-building$/);
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     const series = (name: string) => text.split('\n').filter((l) => l.startsWith(name)).map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))] as const);
     const buckets = new Map(series('nordprop_event_loop_delay_seconds_bucket').map(([labels, n]) => [labels.match(/le="([^"]+)"/)![1], n]));
@@ -135,5 +139,18 @@ describe('the worker’s metrics', () => {
     expect(buckets.get('+Inf')! - buckets.get('1')!).toBeGreaterThanOrEqual(1);
     expect(buckets.get('1')).toBeGreaterThanOrEqual(1);
     expect(series('nordprop_event_loop_delay_last_window_seconds')[0]?.[1]).toBeLessThan(1);
+  });
+
+  it('names the activities it runs, by type and source, while they run', async () => {
+    const seen = new Set<string>();
+    const watching = setInterval(() => runningActivities().forEach((name) => seen.add(name)), 5);
+    try {
+      const summary = await runBackfill(client, process.env.NORDPROP_TASK_QUEUE!, { sourceId: 'no-address', input: REAL_ADDRESS_ZIP });
+      expect(sourceOf(summary, 'no-address').outcome).toBe('unchanged');
+    } finally {
+      clearInterval(watching);
+    }
+    for (const name of ['downloadArtifact no-address', 'startSourceRun no-address']) expect(seen).toContain(name);
+    expect(runningActivities()).toEqual([]);
   });
 });
