@@ -16,6 +16,7 @@ import type { LineRecords } from './types.js';
 import { recordChangesTableName, recordsTableName, stagingLost } from './staging-table.js';
 import { openRecordSpool, type ChangedRecordSpool } from './record-spool.js';
 import { throwIfCancelled } from './heartbeat.js';
+import { eventLoopTurns } from '../lib/event-loop-turns.js';
 import { sourceRecordTable } from './source-record-table.js';
 import { withHashJoins, withHashJoinsOnly } from '../sources/publish/merge-table.js';
 
@@ -207,8 +208,10 @@ async function hashAndCompare(
   const copy = new CopyWriter(client, table);
   let total = 0;
   const layout: RecordLayout = { regular: true };
+  const turn = eventLoopTurns();
   for await (const lines of hashRecords(source, input, request.artifactPath, request.scratchDir, layout, files)) {
     throwIfCancelled();
+    await turn();
     for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
     total += lines.length;
     await copy.flush();

@@ -5,6 +5,7 @@ import { loadConfig } from '../lib/config.js';
 import { getPool } from '../lib/db.js';
 import { encodeCells } from '../lib/copy-text.js';
 import { CopyWriter } from '../lib/copy-writer.js';
+import { eventLoopTurns } from '../lib/event-loop-turns.js';
 import { getSource } from '../sources/registry.js';
 import { openInput, type OpenedInput } from '../sources/formats/open-input.js';
 import { InputFormatError, readFailure } from '../sources/formats/input-error.js';
@@ -177,6 +178,8 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined,
       beat(progress(), true);
     };
 
+    // Between batches the event loop gets its turn: the beats are timers.
+    const turn = eventLoopTurns();
     const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath, scratchDir, keepPosition: changed?.keepPosition });
     for await (const records of parsed(parse, input, filePosition !== undefined)) {
       for (const record of records) {
@@ -197,6 +200,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined,
       }
       if (pendingRejects.length >= REJECT_BATCH) await flushRejects();
       beat(progress());
+      await turn();
     }
     await commitChunk();
 
