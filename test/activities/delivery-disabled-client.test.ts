@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { attemptDelivery } from '../../activities/deliveries.js';
 import { createClient, disableClient } from '../../api/auth/clients.js';
-import { closePools, getPool } from '../../lib/db.js';
-import { createTestDatabase } from '../support/database.js';
+import { getPool } from '../../lib/db.js';
+import { activityTestDatabase } from '../support/database.js';
 
 /**
  * A disabled client's tokens stop working; its webhooks stop too. Its pending deliveries are
  * cancelled at their next attempt, as a paused subscription's are, before any connection.
  */
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  process.env.DATABASE_URL = database.url;
-});
-afterAll(async () => {
-  await closePools();
-  await database?.drop();
-});
+activityTestDatabase();
 
 describe('a delivery of a disabled client', () => {
   it('is cancelled at its next attempt with the reason, and nothing is posted', async () => {

@@ -8,8 +8,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { downloadArtifact } from '../../activities/download.js';
 import { stageArtifact } from '../../activities/stage.js';
 import type { ProgressDetails } from '../../activities/types.js';
-import { closePools, getPool } from '../../lib/db.js';
-import { createTestDatabase } from '../support/database.js';
+import { getPool } from '../../lib/db.js';
+import { activityTestDatabase, openTestRun } from '../support/database.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 
 /**
@@ -24,23 +24,18 @@ const STALL_MS = 9_000;
 /** The activities' timer beats every 5 s; a stretch without a beat longer than this is a gap. */
 const MAX_GAP_MS = 7_000;
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let dataDir: string;
 const runId = 'heartbeat-test';
 
+activityTestDatabase();
 beforeAll(async () => {
-  database = await createTestDatabase();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'nordprop-heartbeat-'));
-  process.env.DATABASE_URL = database.url;
   process.env.NORDPROP_DATA_DIR = dataDir;
   process.env.NORDPROP_STAGE_CHUNK_ROWS = '10';
-  await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
-  await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+  await openTestRun(runId, { 'no-address': 'NO' });
 });
 afterAll(async () => {
   delete process.env.NORDPROP_STAGE_CHUNK_ROWS;
-  await closePools();
-  await database?.drop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 

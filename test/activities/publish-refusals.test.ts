@@ -1,16 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { stageArtifact } from '../../activities/stage.js';
 import { validateStaged } from '../../activities/validate.js';
 import { publishStaged } from '../../activities/publish.js';
 import type { StagedSnapshot, ValidatedSnapshot } from '../../activities/types.js';
-import { closePools, getPool } from '../../lib/db.js';
+import { getPool } from '../../lib/db.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
 import { noAddress } from '../../sources/no/address/adapter.js';
 import { readZip, tempDir } from '../sample/helpers.js';
-import { createTestDatabase } from '../support/database.js';
+import { activityTestDatabase, openTestRun } from '../support/database.js';
 import { tableDigest } from '../support/live-snapshot.js';
 
 /**
@@ -18,25 +18,16 @@ import { tableDigest } from '../support/live-snapshot.js';
  * merged the emptied table and its anti-join deleted the whole live register, reporting success.
  * The publish (and the validation) must find in staging exactly what was validated, or refuse.
  */
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let run = 0;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  process.env.DATABASE_URL = database.url;
-});
-afterAll(async () => {
-  await closePools();
-  await database?.drop();
-});
+activityTestDatabase();
 
 /** With `national`, the run is the register's national download, unforced: a night that stages only changed lines. */
 async function stageAndValidate(national = false, artifactPath = REAL_ADDRESS_ZIP, again?: { runId: string }): Promise<{ runId: string; snapshot: ValidatedSnapshot }> {
   const input = national ? noAddress.defaultInput : artifactPath;
   const runId = again?.runId ?? `staging-lost-${run++}`;
   if (!again) {
-    await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
-    await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+    await openTestRun(runId, { 'no-address': 'NO' });
   }
   const activity = new MockActivityEnvironment();
   // Staged again after a lost staging, as the workflow does it: the whole file.
@@ -156,8 +147,7 @@ describe('publish of a staging table that lost its rows', () => {
 
   it('refuses to validate a staging table staged before the database server last started', async () => {
     const runId = `staging-lost-${run++}`;
-    await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
-    await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+    await openTestRun(runId, { 'no-address': 'NO' });
     const activity = new MockActivityEnvironment();
     const staged: StagedSnapshot = await activity.run(stageArtifact, { runId, sourceId: 'no-address', artifactPath: REAL_ADDRESS_ZIP });
     const beforeRestart = { ...staged, serverStartedAt: '2000-01-01 00:00:00+00' };

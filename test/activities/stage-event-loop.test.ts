@@ -1,11 +1,11 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { stageArtifact } from '../../activities/stage.js';
-import { closePools, getPool } from '../../lib/db.js';
 import { generateSample } from '../../sample/generate.js';
-import { createTestDatabase } from '../support/database.js';
+import { activityTestDatabase, openTestRun } from '../support/database.js';
 import { tempDir } from '../sample/helpers.js';
 
 /**
@@ -17,22 +17,18 @@ import { tempDir } from '../sample/helpers.js';
  * sample at 1 % are staged in one chunk against the real PostGIS while the loop's delay is watched.
  */
 const runId = 'event-loop-test';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sampleDir: string;
 
+activityTestDatabase();
 beforeAll(async () => {
-  database = await createTestDatabase();
   process.env.NORDPROP_STAGE_CHUNK_ROWS = '1000000';
-  process.env.DATABASE_URL = database.url;
   sampleDir = await tempDir('event-loop');
   await generateSample({ outDir: sampleDir, profile: 'national', scale: 0.01, seed: 'event-loop' });
-  await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{se-building}')`, [runId]);
-  await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'se-building', 'SE')`, [runId]);
+  await openTestRun(runId, { 'se-building': 'SE' });
 });
 afterAll(async () => {
   delete process.env.NORDPROP_STAGE_CHUNK_ROWS;
-  await closePools();
-  await database?.drop();
+  await rm(sampleDir, { recursive: true, force: true });
 });
 
 describe('a stage', () => {

@@ -8,9 +8,9 @@ import { validateStaged } from '../../activities/validate.js';
 import { publishStaged } from '../../activities/publish.js';
 import { noAddress } from '../../sources/no/address/adapter.js';
 import { readZip, tempDir } from '../sample/helpers.js';
-import { closePools, getPool } from '../../lib/db.js';
+import { getPool } from '../../lib/db.js';
 import { REAL_ADDRESS_ZIP } from '../support/real-data.js';
-import { createTestDatabase } from '../support/database.js';
+import { activityTestDatabase, openTestRun } from '../support/database.js';
 import type { ProgressDetails, ValidatedSnapshot } from '../../activities/types.js';
 
 /**
@@ -19,20 +19,15 @@ import type { ProgressDetails, ValidatedSnapshot } from '../../activities/types.
  * against the real PostGIS; the SDK's activity harness supplies the heartbeat details a retried
  * attempt receives from the server.
  */
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
 const runId = 'resume-test';
 
+activityTestDatabase();
 beforeAll(async () => {
-  database = await createTestDatabase();
-  process.env.DATABASE_URL = database.url;
   process.env.NORDPROP_STAGE_CHUNK_ROWS = '10';
-  await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [runId]);
-  await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [runId]);
+  await openTestRun(runId, { 'no-address': 'NO' });
 });
-afterAll(async () => {
+afterAll(() => {
   delete process.env.NORDPROP_STAGE_CHUNK_ROWS;
-  await closePools();
-  await database?.drop();
 });
 
 const stagedRows = async (table: string) =>
@@ -112,8 +107,7 @@ describe('stage resume', () => {
     const [csvName, csv] = [...(await readZip(REAL_ADDRESS_ZIP)).entries()].find(([name]) => name.endsWith('.csv'))!;
     const firstTen = path.join(await tempDir('stage-resume'), path.basename(csvName));
     await writeFile(firstTen, csv.toString('utf8').split('\n').slice(0, 11).join('\n') + '\n');
-    await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', '{no-address}')`, [published]);
-    await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, 'no-address', 'NO')`, [published]);
+    await openTestRun(published, { 'no-address': 'NO' });
     const national = { sourceId: 'no-address', input: noAddress.defaultInput };
     const env = new MockActivityEnvironment();
     const loaded: StagedRun = await env.run(stageArtifact, { ...national, runId: published, artifactPath: firstTen });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import seedrandom from 'seedrandom';
 import { deriveDataset, planDerive, type DeriveRequest } from '../../activities/derive.js';
 import type { SourceRunSummary } from '../../activities/types.js';
-import { closePools, getPool } from '../../lib/db.js';
-import { createTestDatabase } from '../support/database.js';
+import { getPool } from '../../lib/db.js';
+import { activityTestDatabase } from '../support/database.js';
 import { insertProperties, insertSales, type FixtureProperty } from '../support/market-fixture.js';
 
 /**
@@ -12,7 +12,6 @@ import { insertProperties, insertSales, type FixtureProperty } from '../support/
  * built once per run, reused by later runs while the registers are unchanged, built again when a
  * source published a change, when `nordprop derive` asks, and when the database emptied the table.
  */
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let run = 0;
 
 // 80 houses in one town, 60 of them sold once in the five years before the first asOf.
@@ -25,15 +24,10 @@ const houses: FixtureProperty[] = [];
 }
 const CHANGED = houses[0].cadastreId;
 
+activityTestDatabase();
 beforeAll(async () => {
-  database = await createTestDatabase();
-  process.env.DATABASE_URL = database.url;
   await insertProperties(getPool(), houses);
   await insertSales(getPool(), houses.slice(0, 60).map((h, i) => ({ id: `sale-${i}`, cadastreId: h.cadastreId, day: `202${1 + (i % 4)}-0${1 + (i % 9)}-15`, price: h.sizeM2 * (40_000 + (i % 13) * 1_000) })));
-});
-afterAll(async () => {
-  await closePools();
-  await database?.drop();
 });
 
 /** One derive run of comparables then valuations for Norway, as the workflow runs them. */

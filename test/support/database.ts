@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabase, databaseUrlFor, dropDatabase } from '../../lib/database-admin.js';
+import { closePools, getPool } from '../../lib/db.js';
 
 /** A database of this test file's own, cloned from the migrated template. */
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -27,4 +28,29 @@ export function testDatabaseSession(setup: string[] = []): () => pg.Client {
     await db?.drop();
   });
   return () => client!;
+}
+
+/**
+ * A database of this test file's own for the code that reads DATABASE_URL (the activities,
+ * through lib/db.ts's pool), made before the file's tests; after them its pools are closed and
+ * it is dropped.
+ */
+export function activityTestDatabase(): void {
+  let db: { url: string; drop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    process.env.DATABASE_URL = db.url;
+  });
+  afterAll(async () => {
+    await closePools();
+    await db?.drop();
+  });
+}
+
+/** A backfill in the run ledger with each of `sources` open in it, as an activity called directly expects. */
+export async function openTestRun(runId: string, sources: Record<string, 'NO' | 'SE'>): Promise<void> {
+  await getPool().query(`INSERT INTO run (run_id, kind, sources) VALUES ($1, 'backfill', $2)`, [runId, Object.keys(sources)]);
+  for (const [sourceId, country] of Object.entries(sources)) {
+    await getPool().query(`INSERT INTO source_run (run_id, source_id, country) VALUES ($1, $2, $3)`, [runId, sourceId, country]);
+  }
 }
