@@ -27,7 +27,7 @@ export interface EventLoopWatchOptions {
 export function watchEventLoopDelay(meter: MetricMeter, options: EventLoopWatchOptions = {}): () => void {
   const { windowMs = 10_000, warnAfterMs = 5_000, warn = console.warn, running = () => [] } = options;
   const windows = meter.createHistogram(EVENT_LOOP_DELAY, 'float', 's', 'Longest event-loop delay of each 10 s window of the worker process');
-  const last = meter.createGauge(`${EVENT_LOOP_DELAY.replace(/_seconds$/, '')}_last_window_seconds`, 'float', 's', 'Longest event-loop delay of the last 10 s window of the worker process');
+  const last = meter.createGauge('nordprop_event_loop_delay_last_window_seconds', 'float', 's', 'Longest event-loop delay of the last 10 s window of the worker process');
   const delays = monitorEventLoopDelay({ resolution: 20 });
   delays.enable();
   let collectingMs = 0;
