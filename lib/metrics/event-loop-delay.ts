@@ -26,8 +26,9 @@ export interface EventLoopWatchOptions {
 /** Starts watching; the returned function stops it. The timers never keep the process alive. */
 export function watchEventLoopDelay(meter: MetricMeter, options: EventLoopWatchOptions = {}): () => void {
   const { windowMs = 10_000, warnAfterMs = 5_000, warn = console.warn, running = () => [] } = options;
-  const windows = meter.createHistogram(EVENT_LOOP_DELAY, 'float', 's', 'Longest event-loop delay of each 10 s window of the worker process');
-  const last = meter.createGauge('nordprop_event_loop_delay_last_window_seconds', 'float', 's', 'Longest event-loop delay of the last 10 s window of the worker process');
+  const window = `${windowMs / 1000} s window`;
+  const windows = meter.createHistogram(EVENT_LOOP_DELAY, 'float', 's', `Longest event-loop delay of each ${window} of the worker process`);
+  const last = meter.createGauge('nordprop_event_loop_delay_last_window_seconds', 'float', 's', `Longest event-loop delay of the last ${window} of the worker process`);
   const delays = monitorEventLoopDelay({ resolution: 20 });
   delays.enable();
   let collectingMs = 0;

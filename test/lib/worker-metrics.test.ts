@@ -139,6 +139,8 @@ describe('the worker’s metrics', () => {
     expect(buckets.get('+Inf')! - buckets.get('1')!).toBeGreaterThanOrEqual(1);
     expect(buckets.get('1')).toBeGreaterThanOrEqual(1);
     expect(series('nordprop_event_loop_delay_last_window_seconds')[0]?.[1]).toBeLessThan(1);
+    // The help names the window the watch was given, not the default's 10 s.
+    expect(text).toMatch(/^# HELP nordprop_event_loop_delay_seconds Longest event-loop delay of each 0\.5 s window of the worker process$/m);
   });
 
   it('names the activities it runs, by type and source, while they run', async () => {
