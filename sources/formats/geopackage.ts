@@ -206,10 +206,7 @@ export class GeoPackage {
 
   /** The layer's first and last feature id (by its integer key, without reading the rows); null when it has none. */
   fidBounds(layer: GeoPackageLayer): FidRange | null {
-    const id = quoteIdentifier(layer.idColumn);
-    const bounds = this.query(`while reading layer "${layer.table}"`, () =>
-      this.db.prepare(`SELECT min(${id}) AS first, max(${id}) AS last FROM ${quoteIdentifier(layer.table)}`).get() as { first: number | null; last: number | null },
-    );
+    const bounds = this.query(`while reading layer "${layer.table}"`, () => this.db.prepare(fidBoundsSql(layer)).get() as { first: number | null; last: number | null });
     return bounds.first === null || bounds.last === null ? null : { first: Number(bounds.first), last: Number(bounds.last) };
   }
 
@@ -246,6 +243,18 @@ export class GeoPackage {
 
 /** Fids read per page when only some rows are kept. */
 const FID_PAGE = 10_000;
+
+/**
+ * The layer's first and last fid, each read from an end of the fid's index. SQLite reads an
+ * index's end only for a query with one min() or max(): with both in one SELECT it read every row,
+ * synchronously on the worker's thread (450 ms for the 2 M buildings of a quarter-national
+ * Byggnad file, the 1.3 to 1.8 s stall at the start of se-building's stage under load).
+ */
+export function fidBoundsSql(layer: Pick<GeoPackageLayer, 'table' | 'idColumn'>): string {
+  const id = quoteIdentifier(layer.idColumn);
+  const table = quoteIdentifier(layer.table);
+  return `SELECT (SELECT min(${id}) FROM ${table}) AS first, (SELECT max(${id}) FROM ${table}) AS last`;
+}
 
 function decode(blob: unknown, layer: GeoPackageLayer): Pick<GeoPackageFeature, 'geometry' | 'header' | 'error'> {
   if (blob === null || blob === undefined) return { geometry: null, header: null, error: 'no geometry (NULL)' };

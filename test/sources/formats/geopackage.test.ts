@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GeoPackage } from '../../../sources/formats/geopackage.js';
+import { fidBoundsSql, GeoPackage } from '../../../sources/formats/geopackage.js';
 import { GeoPackageWriter } from '../../../sources/formats/geopackage-writer.js';
 import { readGpkgGeometry, readGpkgHeader, writeGpkgGeometry } from '../../../sources/formats/gpkg-blob.js';
 import { InputFormatError } from '../../../sources/formats/input-error.js';
@@ -48,6 +48,32 @@ describe('GeoPackage reader on the real municipality file', () => {
       expect(stockholm.header!.envelope!.minY).toBeGreaterThan(6_500_000);
     } finally {
       gpkg.close();
+    }
+  });
+
+  // The hash pass reads them first, on the worker's thread: reading every row for them stalled it
+  // (450 ms for a quarter-national Byggnad file, seconds at national size).
+  it('reads a layer\'s first and last fid from the ends of its index, not from its rows', () => {
+    const gpkg = GeoPackage.open(REAL_KOMMUNER);
+    try {
+      const layer = gpkg.layer('sveriges_kommuner_sf_simple', 3006);
+      const fids = new Database(REAL_KOMMUNER, { readonly: true });
+      try {
+        const all = fids.prepare('SELECT fid FROM sveriges_kommuner_sf_simple').pluck().all() as number[];
+        expect(gpkg.fidBounds(layer)).toEqual({ first: Math.min(...all), last: Math.max(...all) });
+        const plan = fids.prepare(`EXPLAIN QUERY PLAN ${fidBoundsSql(layer)}`).all() as { detail: string }[];
+        expect(plan.map((step) => step.detail).filter((detail) => detail.startsWith('SCAN sveriges_kommuner_sf_simple'))).toEqual([]);
+      } finally {
+        fids.close();
+      }
+    } finally {
+      gpkg.close();
+    }
+    const empty = GeoPackage.open(fixture('no-rows.gpkg', []));
+    try {
+      expect(empty.fidBounds(empty.layer('byggnad', 3006))).toBeNull();
+    } finally {
+      empty.close();
     }
   });
 
