@@ -36,7 +36,10 @@ export async function* hashGeoPackageRows(
   layout: RowLayout,
   options: { batchSize?: number; keepFile?: (file: GeoPackageFile) => void; threadFrom?: number } = {},
 ): AsyncGenerator<HashedLine[]> {
-  const { batchSize = 5000, keepFile, threadFrom = THREAD_FROM_ROWS } = options;
+  // A batch is hashed synchronously, and the worker's event loop turns between batches: 1,000 rows
+  // hold it for about 4 ms (p50; 5,000 rows 20 ms and up to 1.4 s on a loaded machine), and the
+  // pass over 2 M buildings took no longer (9.1 to 9.4 s against 9.5 to 10.6 s).
+  const { batchSize = 1000, keepFile, threadFrom = THREAD_FROM_ROWS } = options;
   const file = await geoPackageFile(input, context);
   let handedOver = false;
   let thread: HashThread | undefined;
