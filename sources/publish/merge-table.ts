@@ -39,13 +39,14 @@ export async function mergeTable(
   scope: PublishScope,
   runId: string,
   /**
-   * `removedKeys`: an increment's, a table (or a parenthesized subquery) of the keys it removes;
+   * An increment's keys it removes, as a table (`removedKeys`) or a query (`removedKeysQuery`);
    * staging then holds the changed rows alone, and the update and the delete look up live rows by
    * key: by the live table's primary key, country, `keyScope` and the key.
    */
-  options: { timer?: StepTimer; removedKeys?: string } = {},
+  options: { timer?: StepTimer; removedKeys?: string; removedKeysQuery?: string } = {},
 ): Promise<ChangeCounts> {
-  const { timer, removedKeys } = options;
+  const { timer } = options;
+  const removedKeys = options.removedKeys ?? (options.removedKeysQuery && `(${options.removedKeysQuery})`);
   const { liveTable, keyColumn, columns } = merge;
   const key = (other: string) => `live.country = $1${merge.keyScope ? ` AND ${merge.keyScope}` : ''} AND live.${keyColumn} = ${other}.${keyColumn}`;
   const names = Object.keys(columns);
@@ -88,11 +89,11 @@ export async function mergeTable(
   const filter = scopeFilter('live', scope, 1);
   // An increment names what it removes; a snapshot removes what it lacks. A table of removed keys
   // is looked up key by key, as the update's rows are (hashed, se-building's night hashed all
-  // 400,000 Swedish buildings to delete 4,939: 204 ms); a subquery is planned freely, since
-  // its own joins (an anti-join of a snapshot) may need hashing.
+  // 400,000 Swedish buildings to delete 4,939: 204 ms); a query is planned freely, since its own
+  // joins (an anti-join of a snapshot) may need hashing.
   const deleteRemoved = () => client.query(`DELETE FROM ${liveTable} live USING ${removedKeys} r WHERE ${filter.sql} AND ${key('r')}`, filter.params);
   const removed = await timed('delete', () => removedKeys
-    ? (removedKeys.trimStart().startsWith('(') ? deleteRemoved() : withKeyLookups(client, deleteRemoved))
+    ? (options.removedKeysQuery ? deleteRemoved() : withKeyLookups(client, deleteRemoved))
     : withHashJoins(client, () =>
       client.query(
         `DELETE FROM ${liveTable} live

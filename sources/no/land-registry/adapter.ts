@@ -140,11 +140,11 @@ async function publishPersons(client: pg.PoolClient, country: string, runId: str
 function replacedRows(context: StagingContext, merge: TableMerge, snapshot: string, country: string): string | undefined {
   const { removedKeys, stagingTable } = context;
   const { liveTable, keyColumn } = merge;
-  return removedKeys && `(
+  return removedKeys && `
     SELECT live.${keyColumn} FROM ${liveTable} live
     WHERE live.country = '${country}'
       AND live.cadastre_id IN (SELECT cadastre_id FROM ${removedKeys} UNION ALL SELECT cadastre_id FROM ${stagingTable})
-      AND NOT EXISTS (SELECT 1 FROM ${snapshot} s WHERE s.${keyColumn} = live.${keyColumn}))`;
+      AND NOT EXISTS (SELECT 1 FROM ${snapshot} s WHERE s.${keyColumn} = live.${keyColumn})`;
 }
 
 async function publishLandRegistry(context: StagingContext, scope: PublishScope): Promise<MergeResult> {
@@ -153,7 +153,7 @@ async function publishLandRegistry(context: StagingContext, scope: PublishScope)
   await timed('snapshot', () => snapshotTables(client, stagingTable));
   const tables: Record<string, ChangeCounts> = {};
   const merge = (snapshot: string, tableMerge: TableMerge) =>
-    mergeTable(client, snapshot, tableMerge, scope, runId, { removedKeys: replacedRows(context, tableMerge, snapshot, scope.country) });
+    mergeTable(client, snapshot, tableMerge, scope, runId, { removedKeysQuery: replacedRows(context, tableMerge, snapshot, scope.country) });
   tables.owner = await timed('owner', () => merge('land_registry_owner', OWNER_MERGE));
   tables.property_transaction = await timed('property_transaction', () => merge('land_registry_transaction', TRANSACTION_MERGE));
   tables.transaction_party = await timed('transaction_party', () => publishParties(client, scope.country, runId));

@@ -203,11 +203,11 @@ async function mergeOwners(client: pg.PoolClient, scope: PublishScope, runId: st
   await client.query(`ANALYZE pg_temp.se_owner_snapshot (owner_key, row_hash)`);
   // On a night, the owners of the recomputed properties that the snapshot no longer has leave;
   // every other property's owners stay as they are.
-  const replacedOwners = properties && `(
+  const replacedOwners = properties && `
     SELECT live.owner_key FROM owner live
     WHERE live.country = 'SE' AND live.cadastre_id IN (SELECT cadastre_id FROM ${properties})
-      AND NOT EXISTS (SELECT 1 FROM pg_temp.se_owner_snapshot s WHERE s.owner_key = live.owner_key))`;
-  return mergeTable(client, 'pg_temp.se_owner_snapshot', OWNER_MERGE, scope, runId, replacedOwners ? { removedKeys: replacedOwners } : {});
+      AND NOT EXISTS (SELECT 1 FROM pg_temp.se_owner_snapshot s WHERE s.owner_key = live.owner_key)`;
+  return mergeTable(client, 'pg_temp.se_owner_snapshot', OWNER_MERGE, scope, runId, replacedOwners ? { removedKeysQuery: replacedOwners } : {});
 }
 
 /**
