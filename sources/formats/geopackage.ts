@@ -247,8 +247,9 @@ const FID_PAGE = 10_000;
 /**
  * The layer's first and last fid, each read from an end of the fid's index. SQLite reads an
  * index's end only for a query with one min() or max(): with both in one SELECT it read every row,
- * synchronously on the worker's thread (450 ms for the 2 M buildings of a quarter-national
- * Byggnad file, the 1.3 to 1.8 s stall at the start of se-building's stage under load).
+ * synchronously on the worker's thread: 450 ms for the 2 M buildings of a quarter-national Byggnad
+ * file on a quiet machine, 0.1 ms now. It fits the 1.3 to 1.8 s stall seen at the start of
+ * se-building's stage in a quarter-national refresh (docs/scaling.md).
  */
 export function fidBoundsSql(layer: Pick<GeoPackageLayer, 'table' | 'idColumn'>): string {
   const id = quoteIdentifier(layer.idColumn);
