@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../../source-adapter.js';
 import { readJsonLines } from '../../formats/json-lines.js';
-import { mergeTable, scopeFilter, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
+import { mergeTable, scopeFilter, withHashJoins, withKeyLookups, type TableMerge } from '../../publish/merge-table.js';
 import { stepTimer } from '../../publish/step-timer.js';
 import { LAND_REGISTRY_STAGING_COLUMNS, recordToRow, type Grunnboksblad } from './parse.js';
 import { inboxPath } from '../../inbox.js';
@@ -81,18 +81,53 @@ async function snapshotTables(client: pg.PoolClient, stagingTable: string): Prom
   await client.query(`ANALYZE land_registry_person (person_id, row_hash)`);
 }
 
-/** Parties of the transactions this run inserted or changed are rewritten; those of deleted transactions go with them. */
-async function publishParties(client: pg.PoolClient, country: string, runId: string): Promise<ChangeCounts> {
-  const removed = await withHashJoins(client, () =>
-    client.query(
-      `DELETE FROM transaction_party p
-       WHERE p.country = $1
-         AND NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = p.country AND t.transaction_id = p.transaction_id AND t.published_run_id <> $2)`,
-      [country, runId],
-    ),
-  );
-  // Joins the transactions this run wrote: hash joins (withHashJoins).
-  const added = await withHashJoins(client, () => client.query(
+/**
+ * A night's candidates (StagingContext.removedKeys: only the changed blad were staged), collected
+ * before its merges: the transactions whose parties it may rewrite or remove (those of the blad it
+ * rewrites or removes, and those its snapshot holds, in case one moved between blad), and the
+ * persons those parties and the blad's title holders name, who may be left unnamed. Without
+ * them the parties' and persons' deletes compared every Norwegian party and person with the live
+ * rows (3.5 and 2.2 s of a 14.1 s night at 0.25 x national, growing with the register, not with
+ * the night).
+ */
+interface NightCandidates {
+  transactions: string;
+  persons: string;
+}
+
+async function collectNightCandidates(client: pg.PoolClient, stagingTable: string, removedKeys: string, country: string): Promise<NightCandidates> {
+  const blad = `SELECT cadastre_id FROM ${removedKeys} UNION SELECT cadastre_id FROM ${stagingTable}`;
+  await withKeyLookups(client, async () => {
+    await client.query(
+      `CREATE TEMP TABLE no_night_transaction ON COMMIT DROP AS
+       SELECT t.transaction_id FROM property_transaction t WHERE t.country = $1 AND t.cadastre_id IN (${blad})
+       UNION SELECT transaction_id FROM land_registry_transaction`,
+      [country],
+    );
+    await client.query(
+      `CREATE TEMP TABLE no_night_person ON COMMIT DROP AS
+       SELECT o.person_id FROM owner o WHERE o.country = $1 AND o.cadastre_id IN (${blad}) AND o.person_id IS NOT NULL
+       UNION SELECT p.person_id FROM no_night_transaction t JOIN transaction_party p ON p.country = $1 AND p.transaction_id = t.transaction_id
+             WHERE p.person_id IS NOT NULL`,
+      [country],
+    );
+  });
+  await client.query('ANALYZE no_night_transaction, no_night_person');
+  return { transactions: 'pg_temp.no_night_transaction', persons: 'pg_temp.no_night_person' };
+}
+
+/**
+ * Parties of the transactions this run inserted or changed are rewritten; those of deleted
+ * transactions go with them. On a night, only the candidates' parties are looked at, by key.
+ */
+async function publishParties(client: pg.PoolClient, country: string, runId: string, night: NightCandidates | undefined): Promise<ChangeCounts> {
+  const notLiveBefore = `NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = p.country AND t.transaction_id = p.transaction_id AND t.published_run_id <> $2)`;
+  const removed = night
+    ? await withKeyLookups(client, () =>
+      client.query(`DELETE FROM transaction_party p USING ${night.transactions} c WHERE p.country = $1 AND p.transaction_id = c.transaction_id AND ${notLiveBefore}`, [country, runId]))
+    : await withHashJoins(client, () => client.query(`DELETE FROM transaction_party p WHERE p.country = $1 AND ${notLiveBefore}`, [country, runId]));
+  // Joins the transactions this run wrote: hash joins over a whole load; a night's few by key.
+  const insert = () => client.query(
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, ${PARTY_COLUMNS.replace(/ (text|integer)/g, '')})
      SELECT $1, s.transaction_id, p.role, p.ordinal, p.kind, p.person_id, p.birth_year, p.org_scheme, p.org_id, p.org_name, p.org_country,
             p.share_numerator, p.share_denominator
@@ -100,35 +135,36 @@ async function publishParties(client: pg.PoolClient, country: string, runId: str
      JOIN property_transaction t ON t.country = $1 AND t.transaction_id = s.transaction_id AND t.published_run_id = $2
      CROSS JOIN LATERAL jsonb_to_recordset(s.parties) AS p(role text, ordinal integer, ${PARTY_COLUMNS})`,
     [country, runId],
-  ));
+  );
+  const added = await (night ? withKeyLookups : withHashJoins)(client, insert);
   return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }
 
 /**
  * Persons are not scoped by municipality: names change by hash, new persons are added, and a
- * person no title or transfer refers to any longer is removed (their name with them).
+ * person no title or transfer refers to any longer is removed (their name with them). On a night,
+ * the snapshot's few persons are merged by key, and only the candidates may be removed.
  */
-async function publishPersons(client: pg.PoolClient, country: string, runId: string): Promise<ChangeCounts> {
-  const updated = await client.query(
+async function publishPersons(client: pg.PoolClient, country: string, runId: string, night: NightCandidates | undefined): Promise<ChangeCounts> {
+  const byKey = <T>(work: () => Promise<T>) => (night ? withKeyLookups(client, work) : work());
+  const updated = await byKey(() => client.query(
     `UPDATE person live SET name = s.name, row_hash = s.row_hash, published_run_id = $2, updated_at = now()
      FROM land_registry_person s WHERE live.country = $1 AND live.person_id = s.person_id AND live.row_hash <> s.row_hash`,
     [country, runId],
-  );
-  const inserted = await client.query(
+  ));
+  const inserted = await byKey(() => client.query(
     `INSERT INTO person (country, person_id, name, row_hash, published_run_id, updated_at)
      SELECT $1, s.person_id, s.name, s.row_hash, $2, now() FROM land_registry_person s
      WHERE NOT EXISTS (SELECT 1 FROM person live WHERE live.country = $1 AND live.person_id = s.person_id)`,
     [country, runId],
-  );
+  ));
+  const unnamed = `NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = live.country AND o.person_id = live.person_id)
+         AND NOT EXISTS (SELECT 1 FROM transaction_party p WHERE p.country = live.country AND p.person_id = live.person_id)`;
   // The owners and parties were just rewritten in this transaction: their statistics are stale.
-  const removed = await withHashJoins(client, () =>
-    client.query(
-      `DELETE FROM person live WHERE live.country = $1
-         AND NOT EXISTS (SELECT 1 FROM owner o WHERE o.country = live.country AND o.person_id = live.person_id)
-         AND NOT EXISTS (SELECT 1 FROM transaction_party p WHERE p.country = live.country AND p.person_id = live.person_id)`,
-      [country],
-    ),
-  );
+  const removed = night
+    ? await withKeyLookups(client, () =>
+      client.query(`DELETE FROM person live USING ${night.persons} c WHERE live.country = $1 AND live.person_id = c.person_id AND ${unnamed}`, [country]))
+    : await withHashJoins(client, () => client.query(`DELETE FROM person live WHERE live.country = $1 AND ${unnamed}`, [country]));
   return { inserted: inserted.rowCount ?? 0, updated: updated.rowCount ?? 0, deleted: removed.rowCount ?? 0 };
 }
 
@@ -151,13 +187,14 @@ async function publishLandRegistry(context: StagingContext, scope: PublishScope)
   const { client, stagingTable, runId } = context;
   const { timed, steps } = stepTimer();
   await timed('snapshot', () => snapshotTables(client, stagingTable));
+  const night = context.removedKeys ? await timed('night_candidates', () => collectNightCandidates(client, stagingTable, context.removedKeys!, scope.country)) : undefined;
   const tables: Record<string, ChangeCounts> = {};
   const merge = (snapshot: string, tableMerge: TableMerge) =>
     mergeTable(client, snapshot, tableMerge, scope, runId, { removedKeysQuery: replacedRows(context, tableMerge, snapshot, scope.country) });
   tables.owner = await timed('owner', () => merge('land_registry_owner', OWNER_MERGE));
   tables.property_transaction = await timed('property_transaction', () => merge('land_registry_transaction', TRANSACTION_MERGE));
-  tables.transaction_party = await timed('transaction_party', () => publishParties(client, scope.country, runId));
-  tables.person = await timed('person', () => publishPersons(client, scope.country, runId));
+  tables.transaction_party = await timed('transaction_party', () => publishParties(client, scope.country, runId, night));
+  tables.person = await timed('person', () => publishPersons(client, scope.country, runId, night));
   const total = (key: keyof ChangeCounts) => Object.values(tables).reduce((sum, counts) => sum + counts[key], 0);
   return { inserted: total('inserted'), updated: total('updated'), deleted: total('deleted'), tables, stepsMs: steps };
 }
