@@ -72,6 +72,20 @@ export const readsOf = (node: PlanNode, relation: string): string[] =>
     .filter((n) => n['Relation Name'] === relation && n['Node Type'] !== 'ModifyTable')
     .map((n) => [n['Node Type'], n['Index Name'], n['Index Cond']].filter(Boolean).join(' '));
 
+/**
+ * The reads of `statements` that have no condition on their table's key (`keyedReads`: a table and
+ * the pattern its key condition matches), each named with its statement's first line: what a
+ * night's statements over a few keys must not do to a large table.
+ */
+export const readsWithoutKey = (statements: ExplainedStatement[], keyedReads: Record<string, RegExp>): string[] =>
+  statements.flatMap((statement) =>
+    Object.entries(keyedReads).flatMap(([table, key]) =>
+      readsOf(statement.Plan, table)
+        .filter((read) => !key.test(read))
+        .map((read) => `${table} read as "${read}" by: ${statement['Query Text'].trim().split('\n')[0]}`),
+    ),
+  );
+
 /** The tables a plan reads whole (sequential scans). */
 export const tablesReadWhole = (node: PlanNode): string[] =>
   nodesOf(node).flatMap((n) => (n['Node Type'] === 'Seq Scan' && n['Relation Name'] ? [n['Relation Name']] : []));
