@@ -60,6 +60,11 @@ export interface LineRecords {
    * rows, which the publish checks (crash recovery empties UNLOGGED tables).
    */
   changes?: { table: string; rows: number };
+  /**
+   * An increment: the live rows (SourceAdapter.countLive over the country) the stage counted to
+   * see that the published records describe them; validate's row-drop check reuses the count.
+   */
+  liveRows?: number;
 }
 
 export interface StagedSnapshot {

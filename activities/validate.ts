@@ -68,6 +68,11 @@ async function assertStagedOnThisServerStart(staged: StagedSnapshot): Promise<vo
   throw stagingLost(`the database restarted after ${staged.stagingTable} was staged (at ${staged.serverStartedAt}, now ${now}); its rows may be lost, so the source is staged again`);
 }
 
+async function countLive(source: SourceAdapter, scope: PublishScope, stagingTable: string): Promise<number> {
+  const client = await getPool().connect();
+  return source.countLive(client, scope, stagingTable).finally(() => client.release());
+}
+
 async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
   const started = performance.now();
   const config = loadConfig();
@@ -103,8 +108,8 @@ async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
   const scope = await snapshotScope(source, request.input, stagingTable);
   // An increment holds only what changed: there is no snapshot to compare with live.
   const increment = source.increment?.accepts(request.input) ?? false;
-  const client = await pool.connect();
-  const liveRows = await source.countLive(client, scope, stagingTable).finally(() => client.release());
+  // An increment's stage counted them over the country already, in its national scope.
+  const liveRows = lineRecords?.liveRows ?? (await countLive(source, scope, stagingTable));
   await recordDuration(request.runId, source.id, 'validate', performance.now() - started, {
     rows_read: read, rows_staged: staged, rows_rejected: rejected, rows_repaired: rowsRepaired, ...(lineRecords ? { rows_unchanged: unchanged } : {}),
   });
