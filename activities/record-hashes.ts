@@ -152,8 +152,9 @@ export function changedRecordsOnly(
 /**
  * `table`: the source's `source_record` partition (sourceRecordTable). When they do, the live
  * rows as `source.countLive` counts them over the country (`liveRows`; not for a source whose
- * groups are counted instead), which validate would otherwise count again (a second
- * 0.7 s of no-land-registry's night at 0.25 x national).
+ * groups are counted instead), which validate would otherwise count again (no-land-registry's
+ * count of its blad took 1.5 s each time in a night at 0.25 x national, on a machine a test suite
+ * shared).
  */
 async function publishedRecordsDescribeLive(client: pg.PoolClient, source: SourceAdapter, stagingTable: string, table: string): Promise<{ describe: boolean; liveRows?: number }> {
   // Grouped records are recorded one per record and make one live row per group. Counted over a

@@ -80,7 +80,7 @@ describe('a Norwegian land-register night', () => {
   });
 
   // The stage counts them to see that the published records describe live; validate's row-drop
-  // check counted them again (0.7 s of the night at 0.25 × national).
+  // check counted them again (1.5 s each in a night at 0.25 × national, on a shared machine).
   it('counts the live blad once', () => {
     const counts = explained.filter((statement) => /count\(\*\)::int AS n FROM \(\s*SELECT cadastre_id FROM owner/.test(statement['Query Text']));
     expect(counts).toHaveLength(1);
