@@ -150,8 +150,9 @@ export function changedRecordsOnly(
 }
 
 /**
- * `table`: the source's `source_record` partition (sourceRecordTable). When they do, the live
- * rows as `source.countLive` counts them over the country (`liveRows`; not for a source whose
+ * Whether the source's published records (`table`: its `source_record` partition, see
+ * sourceRecordTable) describe live; when they do, also the live rows as `source.countLive`
+ * counts them over the country (`liveRows`; not for a source whose
  * groups are counted instead), which validate would otherwise count again (no-land-registry's
  * count of its blad took 1.5 s each time in a night at 0.25 x national, on a machine a test suite
  * shared).
