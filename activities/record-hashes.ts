@@ -151,11 +151,10 @@ export function changedRecordsOnly(
 
 /**
  * Whether the source's published records (`table`: its `source_record` partition, see
- * sourceRecordTable) describe live; when they do, also the live rows as `source.countLive`
- * counts them over the country (`liveRows`; not for a source whose
- * groups are counted instead), which validate would otherwise count again (no-land-registry's
- * count of its blad took 1.5 s each time in a night at 0.25 x national, on a machine a test suite
- * shared).
+ * sourceRecordTable) describe live; when they do, also the live rows as `source.countLive` counts
+ * them over the country (`liveRows`; not where the source's record groups are counted instead),
+ * which validate would otherwise count again (no-land-registry's count of its blad took 1.5 s
+ * each time in a night at 0.25 x national, on a machine a test suite shared).
  */
 async function publishedRecordsDescribeLive(client: pg.PoolClient, source: SourceAdapter, stagingTable: string, table: string): Promise<{ describe: boolean; liveRows?: number }> {
   // Grouped records are recorded one per record and make one live row per group. Counted over a
