@@ -12,11 +12,12 @@ import { tempDir } from '../sample/helpers.js';
 
 /**
  * A long stage stays answerable to its worker and to the server. It leaves its worker's event loop
- * free for timers between its batches. A GeoPackage is read synchronously (better-sqlite3), so its stage went from promise to promise without ever
- * returning to the loop: in a scaled national refresh on 2 cores the worker's loop stalled for up
- * to 18.7 s while se-building staged, its heartbeat timers and workflow tasks with it (the
- * refresh's workflow task timed out five times over). Here the Swedish buildings of a national
- * sample at 1 % are staged in one chunk against the real PostGIS while the loop's delay is watched.
+ * free for timers between its batches. A GeoPackage is read synchronously (better-sqlite3), so its
+ * stage went from promise to promise without ever returning to the loop: in a scaled national
+ * refresh on 2 cores the worker's loop stalled for up to 18.7 s while se-building staged, its
+ * heartbeat timers and workflow tasks with it (the refresh's workflow task timed out five times
+ * over). Here the Swedish buildings of a national sample at 1 % are staged in one chunk against the
+ * real PostGIS while the loop's delay is watched.
  */
 const runId = 'event-loop-test';
 const cancelledRunId = 'hash-pass-cancelled';
