@@ -68,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<{ app: FastifyInsta
     clientErrorHandler: clientErrorHandler(ctx.baseUrl),
   });
   ctx.windowSweep.onError = (error) => app.log.error({ err: error }, 'deleting old rate windows failed');
+  ctx.ahead.onError = (error) => app.log.error({ err: error }, 'counting calls answered ahead of their count failed');
   const shared = [...VALUE_SCHEMAS, ...RESOURCE_SCHEMAS];
   app.setValidatorCompiler(createValidatorCompiler(shared));
   registerBodyParsers(app);

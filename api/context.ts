@@ -3,6 +3,7 @@ import type { Config } from '../lib/config.js';
 import { COUNTRIES } from '../lib/domain/country.js';
 import { TokenResolver } from './auth/tokens.js';
 import { CallBatcher } from './limits/call-counter.js';
+import { CallsAhead } from './limits/calls-ahead.js';
 import { RateWindowSweeper } from './limits/window-sweep.js';
 import { deriveKey } from '../lib/secrets/master-key.js';
 
@@ -19,6 +20,8 @@ export interface ApiContext {
   tokens: TokenResolver;
   /** Counts each request in the store (rate window and day), many requests per statement. */
   calls: CallBatcher;
+  /** Answers reads of clients far from their limits before their calls are counted, and counts them in groups. */
+  ahead: CallsAhead;
   /** Deletes old rate windows now and then, told of every counted call (however it was counted). */
   windowSweep: RateWindowSweeper;
   keys: { pageToken: Buffer; documentUrl: Buffer; webhookSecret: Buffer };
@@ -30,13 +33,15 @@ export interface ApiContext {
 
 export function createContext(db: pg.Pool, lookups: pg.Pool, config: Config, masterKey: Buffer, baseUrl = config.api.baseUrl): ApiContext {
   const windowSweep = new RateWindowSweeper(db);
+  const calls = new CallBatcher(db, windowSweep);
   return {
     db,
     lookups,
     config,
     baseUrl,
     tokens: new TokenResolver(db),
-    calls: new CallBatcher(db, windowSweep),
+    calls,
+    ahead: new CallsAhead(calls),
     windowSweep,
     keys: {
       pageToken: deriveKey(masterKey, 'page-token'),

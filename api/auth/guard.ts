@@ -17,11 +17,15 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i;
  * holds) changes nothing, so its handler runs while the count is in flight and the count is
  * checked before the answer is sent (onSend): a request over its limit still gets only the 429,
  * and each request waits for one round trip instead of two. A route with `config.countsInRead`
- * goes further: its read's own statement counts the call (countForRead, countedRead). Anything
- * that writes, answers about the count itself (/auth/me) or has no valid token is counted first.
+ * goes further: its read's own statement counts the call (countForRead, countedRead). A read of a
+ * client far from its limits is not counted per call at all: it is answered now and counted in a
+ * group later (api/limits/calls-ahead.ts). Anything that writes, answers about the count itself
+ * (/auth/me) or has no valid token is counted first, with the calls this process owes.
  */
 export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
   const throttled = new ThrottledSubjects();
+  // Calls answered ahead of their count are written before the store's pools close.
+  app.addHook('onClose', () => ctx.ahead.writeOwed());
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config?.access ?? 'public';
     let authFailure: string | undefined;
@@ -34,20 +38,27 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
       }
     }
     const caller = request.caller;
-    const countRequest: CountRequest = caller
+    let countRequest: CountRequest = caller
       ? { subject: `client:${caller.clientId}`, burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit } }
       : anonymous(ctx, request);
     const scoped = access !== 'public' && access !== 'token';
     if (scoped && request.method === 'GET' && caller?.scopes.includes(access) && !throttled.holds(countRequest.subject)) {
-      const pending: PendingCount = { countRequest };
+      // Far from its limits, the call is answered now and counted later with others (api/limits/calls-ahead.ts).
+      const ahead = ctx.ahead.admit(countRequest);
+      if (ahead) {
+        pendingCounts.set(request, { countRequest, counting: Promise.resolve(ahead) });
+        return;
+      }
+      const pending: PendingCount = { countRequest: ctx.ahead.withOwed(countRequest) };
       // A route that counts in its read's own statement reports the count (countedRead); the others' starts now.
       // So does every read while requests wait for a pooled lookup connection: then the batched
       // counts, one write for many requests, cost the saturated store less than a write per request.
-      if (!request.routeOptions.config?.countsInRead || ctx.lookups.waitingCount > 0) pending.counting = startCount(ctx, countRequest);
+      if (!request.routeOptions.config?.countsInRead || ctx.lookups.waitingCount > 0) pending.counting = countNow(ctx, pending.countRequest);
       pendingCounts.set(request, pending);
       return;
     }
-    const count = await ctx.calls.count(countRequest);
+    countRequest = ctx.ahead.withOwed(countRequest);
+    const count = await countNow(ctx, countRequest);
     setRateLimitHeaders(reply, count);
     const overLimit = limitProblem(count);
     if (overLimit) {
@@ -67,7 +78,7 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
     if (!pending) return payload;
     pendingCounts.delete(request);
     // Not counted yet: a route that counts in its read failed before reading (a malformed id, say).
-    const count = await (pending.counting ?? ctx.calls.count(pending.countRequest));
+    const count = await (pending.counting ?? countNow(ctx, pending.countRequest));
     setRateLimitHeaders(reply, count);
     const overLimit = limitProblem(count);
     if (!overLimit) return payload;
@@ -88,9 +99,19 @@ interface PendingCount {
 /** Counts of reads answered while they were in flight (a WeakMap: nothing to clean after an aborted request). */
 const pendingCounts = new WeakMap<FastifyRequest, PendingCount>();
 
-function startCount(ctx: ApiContext, countRequest: CountRequest): Promise<CallCount> {
-  const counting = ctx.calls.count(countRequest);
-  counting.catch(() => undefined); // awaited in onSend; this only keeps an early failure from being "unhandled"
+/** Counts the call in the store now (with what this process owed for its subject) and remembers what the count said. */
+function countNow(ctx: ApiContext, countRequest: CountRequest): Promise<CallCount> {
+  const counting = ctx.calls.count(countRequest).then(
+    (count) => {
+      ctx.ahead.learned(countRequest, count);
+      return count;
+    },
+    (error: unknown) => {
+      ctx.ahead.countFailed(countRequest);
+      throw error;
+    },
+  );
+  counting.catch(() => undefined); // awaited by the caller; this only keeps an early failure of a started count from being "unhandled"
   return counting;
 }
 
@@ -108,7 +129,8 @@ export function countedRead(ctx: ApiContext, request: FastifyRequest, count: Cal
   const pending = pendingCounts.get(request);
   if (!pending) throw new Error('countedRead without a count to make (countForRead gave none)');
   pending.counting = Promise.resolve(count);
-  ctx.windowSweep.counted(1);
+  ctx.windowSweep.counted(1 + (pending.countRequest.owed ?? 0));
+  ctx.ahead.learned(pending.countRequest, count);
 }
 
 /**

@@ -20,7 +20,7 @@ export function countedStatement(sql: string, readParameters: number): string {
   return `
 WITH counted_read AS MATERIALIZED (${sql}),
 call AS MATERIALIZED (
-  SELECT * FROM api_count_requests(${p(1)}::text, ${p(2)}::int, ${p(3)}::int, 1, ${p(4)}::text, ${p(5)}::int, ${p(6)}::int)
+  SELECT * FROM api_count_requests(${p(1)}::text, ${p(2)}::int, ${p(3)}::int, ${p(7)}::int, ${p(4)}::text, ${p(5)}::int, ${p(6)}::int)
   WHERE (SELECT count(*) FROM counted_read) >= 0
 )
 SELECT call.window_calls AS call_window_calls, call.reset_s AS call_reset_s, call.admitted AS call_admitted,
@@ -30,10 +30,10 @@ FROM call LEFT JOIN counted_read ON true`;
 
 /** The parameters countedStatement appends to the read's own. */
 export function countParameters(request: CountRequest): unknown[] {
-  return [request.subject, request.burst.windowS, request.burst.limit, request.client?.clientId ?? null, request.client?.dailyCallLimit ?? 0, DAILY_LIMIT_MARGIN];
+  return [request.subject, request.burst.windowS, request.burst.limit, request.client?.clientId ?? null, request.client?.dailyCallLimit ?? 0, DAILY_LIMIT_MARGIN, 1 + (request.owed ?? 0)];
 }
 
-/** The call's count from a row of a countedStatement. */
+/** The call's count from a row of a countedStatement (the request's owed calls were counted before it). */
 export function countOfRow(row: Record<string, any>, request: CountRequest): CallCount {
   return callCountOf(
     {
@@ -45,7 +45,7 @@ export function countOfRow(row: Record<string, any>, request: CountRequest): Cal
       daily_reset_s: row.call_daily_reset_s,
     },
     request,
-    0,
-    1,
+    request.owed ?? 0,
+    1 + (request.owed ?? 0),
   );
 }

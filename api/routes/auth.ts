@@ -177,7 +177,7 @@ export function registerAuthRoutes(fastify: FastifyInstance, ctx: ApiContext): v
     schema: operationSchema({
       operationId: 'getIdentity',
       summary: 'The caller’s identity and quota',
-      description: 'callsToday counts this call too; it is the store’s count, the same in every API process.',
+      description: 'callsToday counts this call too. It is the store’s count: it holds every call this API process answered, and those other API processes answered more than a few hundredths of a second ago.',
       tags: ['platform'],
       access: 'token',
       responses: { 200: jsonResponse('The caller', ref('Identity')) },

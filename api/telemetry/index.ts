@@ -44,7 +44,7 @@ function routeLabel(request: FastifyRequest): string {
  * values, no body. And `GET /metrics`, for Prometheus.
  */
 export function registerTelemetry(app: FastifyInstance, ctx: ApiContext): void {
-  const metrics = createApiMetrics({ api: ctx.db, 'api-lookup': ctx.lookups });
+  const metrics = createApiMetrics({ api: ctx.db, 'api-lookup': ctx.lookups }, { callsAnsweredAhead: () => ctx.ahead.answeredAheadTotal });
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     reply.header(TRACE_ID_HEADER, request.id);
     done();

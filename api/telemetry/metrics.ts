@@ -15,7 +15,13 @@ export interface ApiMetrics {
 /** Seconds: the hot lookups answer in about a millisecond, a bulk lookup or a cold search in up to seconds. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export function createApiMetrics(pools: Record<string, pg.Pool>): ApiMetrics {
+/** Counts the metrics read from the API's own parts when scraped. */
+export interface CountSources {
+  /** Calls answered ahead of their count in the store (api/limits/calls-ahead.ts). */
+  callsAnsweredAhead(): number;
+}
+
+export function createApiMetrics(pools: Record<string, pg.Pool>, counts: CountSources): ApiMetrics {
   const registry = new client.Registry();
   // Process CPU, memory, event-loop delay, garbage collection: the standard names, unprefixed.
   client.collectDefaultMetrics({ register: registry });
@@ -46,6 +52,15 @@ export function createApiMetrics(pools: Record<string, pg.Pool>): ApiMetrics {
   poolGauge('nordprop_db_pool_idle_connections', 'Connections idle in the pool', (pool) => pool.idleCount);
   poolGauge('nordprop_db_pool_waiting_requests', 'Queries waiting for a connection of the pool', (pool) => pool.waitingCount);
   poolGauge('nordprop_db_pool_max_connections', 'The most connections the pool opens', (pool) => pool.options.max ?? 10);
+  new client.Counter({
+    name: 'nordprop_api_calls_answered_ahead_total',
+    help: 'Calls of clients far from their limits answered before their count reached the store (counted in groups after)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counts.callsAnsweredAhead());
+    },
+  });
   return {
     registry,
     observe(method, route, status, seconds) {
