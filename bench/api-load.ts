@@ -286,7 +286,7 @@ function cpuGap(api: Measurement, floor: Measurement): string {
   const server = api.cpu?.serverMsPerRequest !== undefined && floor.cpu?.serverMsPerRequest !== undefined ? api.cpu.serverMsPerRequest - floor.cpu.serverMsPerRequest : undefined;
   const postgres = api.cpu && floor.cpu ? api.cpu.postgresMsPerRequest - floor.cpu.postgresMsPerRequest : undefined;
   if (server === undefined || postgres === undefined) return '';
-  return ` Per coordinate request the API used ${server.toFixed(2)} ms more CPU in its process than the bare server and ${postgres.toFixed(2)} ms more in PostgreSQL (its statement also counts the call).`;
+  return ` Per coordinate request the API used ${server.toFixed(2)} ms more CPU in its process than the bare server and ${postgres.toFixed(2)} ms more in PostgreSQL (where a call is counted: one in 33 for this client, far from its limits).`;
 }
 
 function render(levels: Level[], counts: { parcels: number; addresses: number }, loadAtStart: number[], transport: string): string {
@@ -302,7 +302,7 @@ function render(levels: Level[], counts: { parcels: number; addresses: number },
     '## REST API on loopback',
     '',
     `${counts.parcels.toLocaleString('en')} parcels, ${counts.addresses.toLocaleString('en')} addresses; each figure the median of ${runs} measurement(s) of ${duration} s, each kind of load first run ${warmup} s unmeasured (connections opened, statements prepared, pages cached); ${os.cpus().length} cores shared by the API process, PostgreSQL and the load generator; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start (anything well above 0 means other work shared the machine).`,
-    'The API does per request: the token (cached in the process), then one statement that reads the answer and counts the call (rate window and day; api/limits/counted-read.ts), or, while requests wait for a pooled connection, the read beside a count batched with the other requests in flight; the load generator is wrk, cycling through real address points and properties.',
+    'The API does per request: the token (cached in the process), then the read. The benchmark\'s client is far from its limits, so its calls are answered ahead of their count (api/limits/calls-ahead.ts): one request in 33 reads the answer and counts itself and the 32 before it in one statement (rate window and day; api/limits/counted-read.ts). The load generator is wrk, cycling through real address points and properties.',
     'pgbench runs the same read SQL, without the count, with prepared statements and the session settings of the API\'s lookups (no parallel workers, no JIT, always the generic plan; lib/db.ts), plus a primary-key read of the random point or property per transaction.',
     'The bare node:http server (bench/http-floor.ts) runs the coordinate SQL on the same pool settings and sends its row as JSON text rendered by PostgreSQL (row_to_json), nothing else: the floor of any Node.js API on this machine. The gap from pgbench to it is HTTP and the driver, the gap from it to the API is the token, the count, validation and the response\'s shaping.',
     `All three reach PostgreSQL over ${transport} (the benchmark's --database-url); wrk reaches the servers over TCP on loopback.`,
