@@ -39,8 +39,20 @@ export async function createDatabase(url: string, options: { template?: string; 
   });
 }
 
-/** Drops the database `url` names, disconnecting its sessions; no error when it is gone. */
-export async function dropDatabase(url: string): Promise<void> {
+/**
+ * Drops the database `url` names, disconnecting its sessions; no error when it is gone. With
+ * `closingWaitMs`, first waits up to that long for its sessions to leave: pg's `Pool.end()`
+ * resolves once it has asked its clients to end, not once the server has seen them go, and a
+ * forced drop terminates a session still closing, whose client then reports the server's FATAL
+ * (57P01) as an error (two schema test files' unhandled errors in a clean-clone CI run).
+ */
+export async function dropDatabase(url: string, options: { closingWaitMs?: number } = {}): Promise<void> {
   const name = databaseName(url);
-  await withAdmin(url, (admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
+  await withAdmin(url, async (admin) => {
+    for (const until = Date.now() + (options.closingWaitMs ?? 0); Date.now() < until; ) {
+      if ((await admin.query('SELECT 1 FROM pg_stat_activity WHERE datname = $1 LIMIT 1', [name])).rowCount === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+  });
 }

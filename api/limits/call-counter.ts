@@ -125,6 +125,7 @@ export class CallBatcher {
     const subjects = [...bySubject.keys()].sort();
     const firsts = subjects.map((subject) => bySubject.get(subject)![0].request);
     const calls = (request: CountRequest) => 1 + (request.owed ?? 0);
+    const groupSizes = subjects.map((subject) => bySubject.get(subject)!.reduce((sum, waiting) => sum + calls(waiting.request), 0));
     const result = await this.db.query({
       name: 'api-count-requests',
       text: `SELECT r.* FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::int[]) WITH ORDINALITY
@@ -135,25 +136,22 @@ export class CallBatcher {
         subjects,
         firsts.map((r) => r.burst.windowS),
         firsts.map((r) => r.burst.limit),
-        subjects.map((subject) => bySubject.get(subject)!.reduce((sum, waiting) => sum + calls(waiting.request), 0)),
+        groupSizes,
         firsts.map((r) => r.client?.clientId ?? null),
         firsts.map((r) => r.client?.dailyCallLimit ?? 0),
         DAILY_LIMIT_MARGIN,
       ],
     });
-    let counted = 0;
     subjects.forEach((subject, i) => {
       const requests = bySubject.get(subject)!;
-      const groupSize = requests.reduce((sum, waiting) => sum + calls(waiting.request), 0);
       // Each request's owed calls come just before its own: its own call is the last of its share.
       let position = -1;
       for (const waiting of requests) {
         position += calls(waiting.request);
-        waiting.resolve(callCountOf(result.rows[i], waiting.request, position, groupSize));
+        waiting.resolve(callCountOf(result.rows[i], waiting.request, position, groupSizes[i]));
       }
-      counted += groupSize;
     });
-    this.sweeper.counted(counted);
+    this.sweeper.counted(groupSizes.reduce((sum, size) => sum + size, 0));
   }
 }
 

@@ -5,36 +5,13 @@ import { closePools, getPool } from '../../lib/db.js';
 
 /** A database of this test file's own, cloned from the migrated template. */
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `nordprop_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const url = databaseUrlFor(inject('adminDatabaseUrl'), name);
+  const url = databaseUrlFor(inject('adminDatabaseUrl'), `nordprop_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`);
   await createDatabase(url, { template: inject('templateDatabase') });
-  return { url, drop: () => dropWhenClosed(url, name) };
+  return { url, drop: () => dropDatabase(url, { closingWaitMs: CLOSING_WAIT_MS }) };
 }
 
-/** How long a dropped test database's closing sessions are waited for before they are forced out. */
+/** How long a dropped test database's closing sessions are waited for before they are forced out (lib/database-admin.ts). */
 const CLOSING_WAIT_MS = 5_000;
-
-/**
- * Drops a test database once the sessions its file closed are gone. pg's `Pool.end()` resolves
- * once it has asked its clients to end, not once the server has seen them go: a forced drop right
- * after it terminated a session still closing, and its client reported the server's FATAL
- * (57P01) as an unhandled error of the file (a clean-clone CI run, two schema test files whose
- * tests had all passed). Sessions a test leaves open are still forced out after the wait.
- */
-async function dropWhenClosed(url: string, name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
-  await admin.connect();
-  try {
-    for (const until = Date.now() + CLOSING_WAIT_MS; Date.now() < until; ) {
-      const open = await admin.query('SELECT 1 FROM pg_stat_activity WHERE datname = $1 LIMIT 1', [name]);
-      if (open.rowCount === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } finally {
-    await admin.end();
-  }
-  await dropDatabase(url);
-}
 
 /**
  * A database of this test file's own and one session on it, made before the file's tests (each
