@@ -69,8 +69,10 @@ export async function recordDuration(
   ms: number,
   fields: Record<string, unknown> = {},
   db: Pick<pg.Pool, 'query'> = getPool(),
+  /** Merged into the entry's `details` (e.g. a stage's `stageStepsMs`). */
+  details?: Record<string, unknown>,
 ): Promise<void> {
-  await recordPhaseDuration(db, { runId, sourceId, phase, ms, fields });
+  await recordPhaseDuration(db, { runId, sourceId, phase, ms, fields, ...(details ? { details } : {}) });
 }
 
 /** Thrown by a publish whose ledger entry its run had already closed: nothing was published. */

@@ -19,6 +19,7 @@ import { throwIfCancelled } from './heartbeat.js';
 import { eventLoopTurns } from '../lib/event-loop-turns.js';
 import { sourceRecordTable } from './source-record-table.js';
 import { withHashJoins, withHashJoinsOnly } from '../sources/publish/merge-table.js';
+import { stepTimer, type StepTimer } from '../sources/publish/step-timer.js';
 
 /**
  * Record hashes for the sources whose records are lines (SourceAdapter.lineRecords), GML
@@ -182,7 +183,7 @@ async function publishedRecordsDescribeLive(client: pg.PoolClient, source: Sourc
  */
 export async function hashArtifactRecords(
   client: pg.PoolClient,
-  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean; scratchDir: string },
+  request: HashRequest,
 ): Promise<{ records: LineRecords; changedLines?: LineSet; changedFile?: ChangedRecordSpool; extractedFile?: ExtractedDataFile }> {
   const files: HashPassFiles = {};
   try {
@@ -198,32 +199,56 @@ export async function hashArtifactRecords(
   }
 }
 
-async function hashAndCompare(
-  client: pg.PoolClient,
-  request: { source: SourceAdapter; runId: string; artifactPath: string; stagingTable: string; incremental: boolean; scratchDir: string },
-  files: HashPassFiles,
-): Promise<{ records: LineRecords; changedLines?: LineSet }> {
+interface HashRequest {
+  source: SourceAdapter;
+  runId: string;
+  artifactPath: string;
+  stagingTable: string;
+  incremental: boolean;
+  scratchDir: string;
+  /** Times the published hashes' read for the spool (`published_hashes`), the pass over the file (`hash_pass`) and the comparison with the published records (`compare`), for the ledger. */
+  timer?: StepTimer;
+}
+
+async function hashAndCompare(client: pg.PoolClient, request: HashRequest, files: HashPassFiles): Promise<{ records: LineRecords; changedLines?: LineSet }> {
   const { source, runId } = request;
+  const timer = request.timer ?? stepTimer();
   const table = recordsTableName(source.id, runId);
   // A stage again (a retry, or whole after a lost increment) starts without the last attempt's comparison.
   await client.query(`DROP TABLE IF EXISTS ${table}, ${recordChangesTableName(source.id, runId)}`);
   const group = recordGroupOf(source);
   await client.query(`CREATE UNLOGGED TABLE ${table} (line bigint NOT NULL, record_hash uuid NOT NULL${group ? ', record_group text' : ''})`);
-  const input = await openInput(request.artifactPath, source.zipEntry);
-  if (request.incremental && spoolsRecords(source, input.fileName)) files.spool = await openRecordSpool(client, source.id, input.fileName, request.scratchDir);
-  const copy = new CopyWriter(client, table);
-  let total = 0;
   const layout: RecordLayout = { regular: true };
-  const turn = eventLoopTurns();
-  for await (const lines of hashRecords(source, input, request.artifactPath, request.scratchDir, layout, files)) {
-    throwIfCancelled();
-    await turn();
-    for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
-    total += lines.length;
-    await copy.flush();
+  const input = await openInput(request.artifactPath, source.zipEntry);
+  if (request.incremental && spoolsRecords(source, input.fileName)) {
+    files.spool = await timer.timed('published_hashes', () => openRecordSpool(client, source.id, input.fileName, request.scratchDir));
   }
-  await copy.end();
-  await client.query(`ANALYZE ${table}`);
+  const total = await timer.timed('hash_pass', async () => {
+    const copy = new CopyWriter(client, table);
+    let hashed = 0;
+    const turn = eventLoopTurns();
+    for await (const lines of hashRecords(source, input, request.artifactPath, request.scratchDir, layout, files)) {
+      throwIfCancelled();
+      await turn();
+      for (const line of lines) copy.add(`${line.number}\t${line.hash}${group ? `\t${encodeCell(line.group ?? null)}` : ''}\n`);
+      hashed += lines.length;
+      await copy.flush();
+    }
+    await copy.end();
+    await client.query(`ANALYZE ${table}`);
+    return hashed;
+  });
+  return timer.timed('compare', () => compareWithPublished(client, request, { table, total, layout, group }));
+}
+
+/** The hashed records (`hashed.table`) against those `source_record` holds: what a night parses, and what its publish adds and removes. */
+async function compareWithPublished(
+  client: pg.PoolClient,
+  request: HashRequest,
+  hashed: { table: string; total: number; layout: RecordLayout; group: GroupKey | undefined },
+): Promise<{ records: LineRecords; changedLines?: LineSet }> {
+  const { source, runId } = request;
+  const { table, total, layout, group } = hashed;
 
   if (!layout.regular) console.warn(`nordprop: ${source.id}: its records cannot be read apart (see the source's page); staging the whole file`);
   // The source's partition, looked up once for the describes-live count and the changed lines.

@@ -16,6 +16,7 @@ import { throwIfCancelled, withProgressHeartbeat, type ProgressBeats } from './h
 import { inStageSlot } from './stage-slots.js';
 import { changedRecordsOnly, hashArtifactRecords, hasRecordHashes, spooledRecordsOnly } from './record-hashes.js';
 import { openStageScratch, type StageScratch } from './stage-scratch.js';
+import { stepTimer } from '../sources/publish/step-timer.js';
 import { createStagingSql, serverStartedAt, stagingColumnList, stagingTableName } from './staging-table.js';
 import type { ProgressDetails, StagedSnapshot } from './types.js';
 
@@ -110,6 +111,8 @@ export async function stageArtifact(request: StageRequest): Promise<StagedSnapsh
 
 async function stage(request: StageRequest, resume: ProgressDetails | undefined, beat: ProgressBeats['beat']): Promise<StagedSnapshot> {
   const started = performance.now();
+  // The stage's steps go to the ledger (details.stageStepsMs): on a night, where its time went.
+  const timer = stepTimer();
   const { stageChunkRows, dataDir } = loadConfig();
   const source = getSource(request.sourceId);
   const table = stagingTableName(source.id, request.runId);
@@ -128,7 +131,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined,
     await client.query(createStagingSql(source, table));
     const lines = hasRecordHashes(source)
       ? await hashArtifactRecords(client, {
-        source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table, scratchDir,
+        source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table, scratchDir, timer,
         incremental: !request.force && !request.wholeFile && request.input !== undefined && inputCoversCountry(source, request.input),
       })
       : undefined;
@@ -179,6 +182,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined,
     };
 
     // Between batches the event loop gets its turn: the beats are timers.
+    const parseStarted = performance.now();
     const turn = eventLoopTurns();
     const parse = source.parse(changed?.stream ?? input.stream, { fileName: input.fileName, artifactPath, scratchDir, keepPosition: changed?.keepPosition });
     for await (const records of parsed(parse, input, filePosition !== undefined)) {
@@ -203,6 +207,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined,
       await turn();
     }
     await commitChunk();
+    timer.steps.parse = Math.round(performance.now() - parseStarted);
 
     const totals = await client.query<{ staged: number; rejected: number }>(
       `SELECT (SELECT count(*) FROM ${table}) AS staged,
@@ -215,7 +220,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined,
     await recordDuration(request.runId, source.id, 'stage', performance.now() - started, {
       staging_table: table, rows_read: staged + rejectedTotal + unchanged, rows_staged: staged, rows_rejected: rejectedTotal,
       ...(lines ? { rows_unchanged: unchanged } : {}),
-    }, client);
+    }, client, { stageStepsMs: timer.steps });
     return {
       stagingTable: table, serverStartedAt: startedAt, rowsRead: staged + rejectedTotal + unchanged, rowsStaged: staged, rowsRejected: rejectedTotal,
       ...(lines ? { lineRecords: lines.records } : {}),

@@ -25,6 +25,8 @@ export interface SourceLoad {
   deleted: number;
   /** The steps of a multi-step publish, as the adapter timed them (source_run.details.publishStepsMs), in seconds. */
   publishSteps?: Record<string, number>;
+  /** The stage's steps (source_run.details.stageStepsMs: the published hashes' read, the hash pass, the comparison, the parse), in seconds. */
+  stageSteps?: Record<string, number>;
 }
 
 export interface SourceNight {
@@ -180,13 +182,18 @@ export function renderNightSection(run: NightBenchRun): string {
   lines.push(`| **${run.only ? 'these sources' : 'every source'}, one after another** | ${s(firstTotal)} | ${s(nightTotal)} | ${pct(firstTotal > 0 ? nightTotal / firstTotal : 0)} | ${nightTotal <= NIGHT_TARGET_RATIO * firstTotal ? 'met' : '**not met**'} | | | | |`);
   lines.push('');
   lines.push(`Target met by ${met} of ${summaries.length} sources.`);
-  const stepped = run.sources.filter((source) => source.nights[0]?.publishSteps && Object.keys(source.nights[0].publishSteps).length);
-  if (stepped.length) {
+  const stepLists: Array<[string, (load: SourceLoad) => Record<string, number> | undefined]> = [
+    ['Stage steps of the night, as the stage times them (first repetition, seconds; `published_hashes` reads what the spool compares with, `hash_pass` reads and hashes the whole file, `compare` finds the changed records in PostgreSQL, `parse` parses and copies them):', (load) => load.stageSteps],
+    ['Publish steps of the night, as the adapters time them (first repetition, seconds):', (load) => load.publishSteps],
+  ];
+  for (const [title, stepsOf] of stepLists) {
+    const stepped = run.sources.filter((source) => source.nights[0] && Object.keys(stepsOf(source.nights[0]) ?? {}).length);
+    if (!stepped.length) continue;
     lines.push('');
-    lines.push('Publish steps of the night, as the adapters time them (first repetition, seconds):');
+    lines.push(title);
     lines.push('');
     for (const source of stepped) {
-      const steps = Object.entries(source.nights[0].publishSteps!).sort((a, b) => b[1] - a[1]);
+      const steps = Object.entries(stepsOf(source.nights[0])!).sort((a, b) => b[1] - a[1]);
       lines.push(`- ${source.sourceId}: ${steps.map(([step, seconds]) => `${step} ${s(seconds)}`).join(', ')}`);
     }
   }

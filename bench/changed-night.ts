@@ -122,8 +122,9 @@ function parseNightOptions(argv: string[]): NightOptions {
   };
 }
 
-async function publishSteps(pool: pg.Pool, runId: string, sourceId: string): Promise<Record<string, number> | undefined> {
-  const result = await pool.query<{ steps: Record<string, number> | null }>(`SELECT details->'publishStepsMs' AS steps FROM source_run WHERE run_id = $1 AND source_id = $2`, [runId, sourceId]);
+/** A phase's steps as the ledger's `details` holds them (`publishStepsMs`, `stageStepsMs`), in seconds. */
+async function ledgerSteps(pool: pg.Pool, runId: string, sourceId: string, key: 'publishStepsMs' | 'stageStepsMs'): Promise<Record<string, number> | undefined> {
+  const result = await pool.query<{ steps: Record<string, number> | null }>(`SELECT details->$3 AS steps FROM source_run WHERE run_id = $1 AND source_id = $2`, [runId, sourceId, key]);
   const steps = result.rows[0]?.steps;
   return steps ? Object.fromEntries(Object.entries(steps).map(([step, ms]) => [step, Number(ms) / 1000])) : undefined;
 }
@@ -131,7 +132,8 @@ async function publishSteps(pool: pg.Pool, runId: string, sourceId: string): Pro
 async function sourceLoad(pool: pg.Pool, run: PipelineRun, sourceId: string): Promise<SourceLoad> {
   const entry: LedgerEntry = run.ledger[sourceId];
   return {
-    publishSteps: await publishSteps(pool, run.runId, sourceId),
+    publishSteps: await ledgerSteps(pool, run.runId, sourceId, 'publishStepsMs'),
+    stageSteps: await ledgerSteps(pool, run.runId, sourceId, 'stageStepsMs'),
     seconds: run.seconds,
     outcome: entry.outcome,
     phases: Object.fromEntries(Object.entries(entry.durationsMs).map(([phase, ms]) => [phase, ms / 1000])),

@@ -163,15 +163,15 @@ export async function failRunningSourceRuns(db: Db, runId: string, error: string
  */
 export async function recordPhaseDuration(
   db: Db,
-  entry: { runId: string; sourceId: string; phase: string; ms: number; fields?: Record<string, unknown> },
+  entry: { runId: string; sourceId: string; phase: string; ms: number; fields?: Record<string, unknown>; details?: Record<string, unknown> },
 ): Promise<void> {
   const fields = entry.fields ?? {};
   const names = Object.keys(fields);
-  const sets = names.map((name, i) => `${name} = $${i + 5}`);
+  const sets = names.map((name, i) => `${name} = $${i + 6}`);
   await db.query(
-    `UPDATE source_run SET durations_ms = durations_ms || jsonb_build_object($3::text, $4::numeric)${sets.length ? `, ${sets.join(', ')}` : ''}
+    `UPDATE source_run SET durations_ms = durations_ms || jsonb_build_object($3::text, $4::numeric), details = details || $5::jsonb${sets.length ? `, ${sets.join(', ')}` : ''}
      WHERE run_id = $1 AND source_id = $2`,
-    [entry.runId, entry.sourceId, entry.phase, Math.round(entry.ms), ...names.map((name) => fields[name])],
+    [entry.runId, entry.sourceId, entry.phase, Math.round(entry.ms), JSON.stringify(entry.details ?? {}), ...names.map((name) => fields[name])],
   );
 }
 

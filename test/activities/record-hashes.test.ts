@@ -137,8 +137,13 @@ describe('a night of a source with record hashes', () => {
     expect(changed).toBeGreaterThan(0);
     expect(changed).toBeLessThan(after.length / 10);
 
-    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId) }), sourceId);
+    const nightRun = await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: input(nights[1], sourceId) });
+    const night = sourceOf(nightRun, sourceId);
     expect(night.outcome).toBe('published');
+    // The ledger says where the night's stage went: the pass over the whole file, the comparison, the parse of what changed.
+    const stageSteps = (await pipeline.pool.query(`SELECT details->'stageStepsMs' AS steps FROM source_run WHERE run_id = $1 AND source_id = $2`, [nightRun.runId, sourceId])).rows[0].steps;
+    expect(Object.keys(stageSteps ?? {})).toEqual(expect.arrayContaining(['hash_pass', 'compare', 'parse']));
+    expect(Object.values(stageSteps as Record<string, number>).every((ms) => Number.isInteger(ms) && ms >= 0)).toBe(true);
     // Every line is read; only the changed ones are parsed (a rejected line is parsed every night).
     expect(night.rowsRead).toBe(after.length);
     expect(night.rowsStaged).toBeLessThanOrEqual(changed);
