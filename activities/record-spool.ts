@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { LineSet, linesOf, type RecordSpool } from '../sources/formats/line-records.js';
+import { LineSet, type RecordSpool } from '../sources/formats/line-records.js';
 
 /**
  * A night's changed records, written while the hashing pass reads the file
@@ -30,19 +30,55 @@ import { LineSet, linesOf, type RecordSpool } from '../sources/formats/line-reco
 /** The first 48 bits of a hash in hex (uuid text or plain), as a number (exact below 2⁵³). */
 const prefixOf = (hex: string) => parseInt(hex.length === 36 ? hex.slice(0, 8) + hex.slice(9, 13) : hex.slice(0, 12), 16);
 
-/** The published hashes' prefixes of `sourceId`, sorted. */
+/** COPY's binary format (PostgreSQL docs, "Binary Format"): an 11-byte signature, flags, and a header extension of the length that follows them. */
+const COPY_SIGNATURE_BYTES = 11;
+const COPY_HEADER_FIXED_BYTES = COPY_SIGNATURE_BYTES + 4 + 4;
+/** A tuple of one uuid: its field count (2 bytes), the field's length (4) and its 16 bytes. */
+const UUID_TUPLE_BYTES = 2 + 4 + 16;
+
+/**
+ * The published hashes' prefixes of `sourceId`, sorted. Read in COPY's binary format, each
+ * tuple of a fixed size, so no row becomes a string: 1.1 s for the 1.94 M records of
+ * no-matrikkel-detail at 0.25 × national, where their text (and a count first) took 1.4–1.9 s.
+ */
 async function publishedPrefixes(client: pg.PoolClient, sourceId: string): Promise<Float64Array> {
-  const count = await client.query<{ n: string }>(`SELECT count(*) AS n FROM source_record WHERE source_id = $1`, [sourceId]);
-  const prefixes = new Float64Array(Number(count.rows[0].n));
+  let prefixes = new Float64Array(1 << 16);
   let filled = 0;
   // The source's id is ours (the registry's), not input: quoted as a literal for COPY, which takes no parameters.
-  const copy = client.query(copyTo(`COPY (SELECT record_hash FROM source_record WHERE source_id = '${sourceId.replace(/'/g, "''")}') TO STDOUT`));
-  for await (const lines of linesOf(copy, 'published hashes')) {
-    for (const [, line] of lines) {
-      if (line.length === 0 || filled === prefixes.length) continue;
-      prefixes[filled++] = prefixOf(line.toString('latin1'));
+  const copy = client.query(copyTo(`COPY (SELECT record_hash FROM source_record WHERE source_id = '${sourceId.replace(/'/g, "''")}') TO STDOUT (FORMAT binary)`));
+  let carried: Buffer = Buffer.alloc(0);
+  let headerRead = false;
+  let ended = false;
+  for await (const chunk of copy) {
+    const bytes = carried.length ? Buffer.concat([carried, chunk as Buffer]) : (chunk as Buffer);
+    let at = 0;
+    if (!headerRead) {
+      if (bytes.length < COPY_HEADER_FIXED_BYTES) {
+        carried = bytes;
+        continue;
+      }
+      at = COPY_HEADER_FIXED_BYTES + bytes.readInt32BE(COPY_SIGNATURE_BYTES + 4);
+      headerRead = true;
     }
+    while (!ended && bytes.length - at >= 2) {
+      if (bytes.readInt16BE(at) === -1) {
+        ended = true;
+        at += 2;
+        break;
+      }
+      if (bytes.length - at < UUID_TUPLE_BYTES) break;
+      if (bytes.readInt16BE(at) !== 1 || bytes.readInt32BE(at + 2) !== 16) throw new Error(`published hashes of ${sourceId}: unexpected COPY tuple at byte ${at}`);
+      if (filled === prefixes.length) {
+        const grown = new Float64Array(prefixes.length * 2);
+        grown.set(prefixes);
+        prefixes = grown;
+      }
+      prefixes[filled++] = bytes.readUIntBE(at + 6, 6);
+      at += UUID_TUPLE_BYTES;
+    }
+    carried = bytes.subarray(at);
   }
+  if (!ended) throw new Error(`published hashes of ${sourceId}: the COPY ended without its trailer`);
   return prefixes.subarray(0, filled).sort();
 }
 
