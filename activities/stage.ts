@@ -131,7 +131,7 @@ async function stage(request: StageRequest, resume: ProgressDetails | undefined,
     await client.query(createStagingSql(source, table));
     const lines = hasRecordHashes(source)
       ? await hashArtifactRecords(client, {
-        source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table, scratchDir, timer,
+        pool: getPool(), source, runId: request.runId, artifactPath: request.artifactPath, stagingTable: table, scratchDir, timer,
         incremental: !request.force && !request.wholeFile && request.input !== undefined && inputCoversCountry(source, request.input),
       })
       : undefined;

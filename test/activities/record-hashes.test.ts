@@ -211,7 +211,7 @@ describe('a night of a source with record hashes', () => {
     const client = await pipeline.pool.connect();
     try {
       const scratchDir = await tempDir('record-hashes-spool');
-      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath, stagingTable: 'unused', incremental: true, scratchDir });
+      const hashed = await hashArtifactRecords(client, { pool: pipeline.pool, source, runId, artifactPath, stagingTable: 'unused', incremental: true, scratchDir });
       const changed = [...hashed.changedLines!];
       expect(changed.length).toBeGreaterThan(0);
       const spool = hashed.changedFile!;
@@ -279,7 +279,7 @@ describe('a night of a source with record hashes', () => {
     const client = await pipeline.pool.connect();
     try {
       const scratchDir = await tempDir('record-hashes-line-spool');
-      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath, stagingTable: 'unused', incremental: true, scratchDir });
+      const hashed = await hashArtifactRecords(client, { pool: pipeline.pool, source, runId, artifactPath, stagingTable: 'unused', incremental: true, scratchDir });
       expect([...hashed.changedLines!].length).toBeGreaterThan(0);
       const spool = hashed.changedFile!;
       expect(spool).toBeDefined();
@@ -410,7 +410,7 @@ describe('a night of a source with record hashes', () => {
     const scratchDir = await tempDir('record-hashes-extract');
     const client = await pipeline.pool.connect();
     try {
-      const hashed = await hashArtifactRecords(client, { source, runId, artifactPath: zipPath, stagingTable: 'unused', incremental: true, scratchDir });
+      const hashed = await hashArtifactRecords(client, { pool: pipeline.pool, source, runId, artifactPath: zipPath, stagingTable: 'unused', incremental: true, scratchDir });
       const extracted = hashed.extractedFile!;
       expect(extracted).toBeDefined();
       expect(extracted.fileName).toBe('byggnad_sverige.gpkg');
@@ -420,7 +420,7 @@ describe('a night of a source with record hashes', () => {
       await extracted.remove();
       expect(existsSync(extracted.path)).toBe(false);
       // A plain GeoPackage is read where it lies: nothing extracted.
-      const plain = await hashArtifactRecords(client, { source, runId, artifactPath: input(nights[2], source.id), stagingTable: 'unused', incremental: true, scratchDir });
+      const plain = await hashArtifactRecords(client, { pool: pipeline.pool, source, runId, artifactPath: input(nights[2], source.id), stagingTable: 'unused', incremental: true, scratchDir });
       expect(plain.extractedFile).toBeUndefined();
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${recordsTableName(source.id, runId)}`);
