@@ -183,7 +183,7 @@ export function renderNightSection(run: NightBenchRun): string {
   lines.push('');
   lines.push(`Target met by ${met} of ${summaries.length} sources.`);
   const stepLists: Array<[string, (load: SourceLoad) => Record<string, number> | undefined]> = [
-    ['Stage steps of the night, as the stage times them (first repetition, seconds; `published_hashes` reads what the spool compares with, `hash_pass` reads and hashes the whole file, `compare` finds the changed records in PostgreSQL, `parse` parses and copies them):', (load) => load.stageSteps],
+    ['Stage steps of the night, as the stage times them (first repetition, seconds; `published_hashes` reads what the spool compares with, `hash_pass` reads and hashes the whole file, `describes_live` waits for the counts that run beside it, `compare` finds the changed records in PostgreSQL, `parse` parses and copies them):', (load) => load.stageSteps],
     ['Publish steps of the night, as the adapters time them (first repetition, seconds):', (load) => load.publishSteps],
   ];
   for (const [title, stepsOf] of stepLists) {
