@@ -27,8 +27,8 @@ import { LineSet, type RecordSpool } from '../sources/formats/line-records.js';
  * then parsing a quarter of the file outweighs that second unzip and scan.
  */
 
-/** The first 48 bits of a hash in hex (uuid text or plain), as a number (exact below 2⁵³). */
-const prefixOf = (hex: string) => parseInt(hex.length === 36 ? hex.slice(0, 8) + hex.slice(9, 13) : hex.slice(0, 12), 16);
+/** The first 48 bits of a record's hash (hex, as the hashers give it), as a number (exact below 2⁵³); the published ones are read as bytes. */
+const prefixOf = (hex: string) => parseInt(hex.slice(0, 12), 16);
 
 /** COPY's binary format (PostgreSQL docs, "Binary Format"): an 11-byte signature, flags, and a header extension of the length that follows them. */
 const COPY_SIGNATURE_BYTES = 11;
