@@ -53,7 +53,9 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
       // A route that counts in its read's own statement reports the count (countedRead); the others' starts now.
       // So does every read while requests wait for a pooled lookup connection: then the batched
       // counts, one write for many requests, cost the saturated store less than a write per request.
-      if (!request.routeOptions.config?.countsInRead || ctx.lookups.waitingCount > 0) pending.counting = countNow(ctx, pending.countRequest);
+      // And a read of a subject whose owed calls are being written: the batch counts it after them.
+      const countNowInBatch = !request.routeOptions.config?.countsInRead || ctx.lookups.waitingCount > 0 || ctx.ahead.isWriting(countRequest.subject);
+      if (countNowInBatch) pending.counting = countNow(ctx, pending.countRequest);
       pendingCounts.set(request, pending);
       return;
     }

@@ -44,6 +44,8 @@ export class CallsAhead {
   private readonly owed = new Map<string, { request: CountRequest; calls: number }>();
   /** Calls taken from `owed` into counts whose answers have not come yet. */
   private readonly inFlight = new Map<string, number>();
+  /** Subjects whose owed calls a write (writeOwed) has taken and not yet heard back about. */
+  private readonly writingSubjects = new Map<string, Promise<void>>();
   private writeTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   /** Calls answered ahead of their count since the process started (a metric). */
@@ -120,6 +122,18 @@ export class CallsAhead {
     this.inFlight.delete(request.subject);
   }
 
+  /**
+   * Whether a write of the subject's owed calls is still on its way to the store. A count of the
+   * subject made meanwhile must go after it (CallBatcher keeps its counts in order): a count made
+   * beside it, on another connection (a read that counts in its own statement), may reach the
+   * store first, and then neither its answer nor what is learned from it knows which of the two
+   * counted those calls. RateLimit-Remaining rose by the calls in the write, then fell by as many
+   * more.
+   */
+  isWriting(subject: string): boolean {
+    return this.writingSubjects.has(subject);
+  }
+
   /** Writes every owed call now (when the API closes); resolves once they are in the store. */
   async writeOwed(): Promise<void> {
     clearTimeout(this.writeTimer);
@@ -127,13 +141,18 @@ export class CallsAhead {
     const writes = [...this.owed.values()].map(({ request }) => {
       const calls = this.take(request.subject);
       // The last owed call stands for the request itself; the others ride with it.
-      return this.calls.count({ ...request, owed: calls - 1 }).then(
+      const write = this.calls.count({ ...request, owed: calls - 1 }).then(
         (count) => this.learned(request, count, calls),
         (error: unknown) => {
           this.countFailed(request);
           this.onError(error);
         },
       );
+      this.writingSubjects.set(request.subject, write);
+      void write.finally(() => {
+        if (this.writingSubjects.get(request.subject) === write) this.writingSubjects.delete(request.subject);
+      });
+      return write;
     });
     this.forgetStale();
     this.writing = Promise.all([this.writing, ...writes]).then(() => undefined);

@@ -1,5 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWED_CAP, OWED_WRITE_MS } from '../../../api/limits/calls-ahead.js';
+import { KNOWN_FOR_MS, OWED_CAP, OWED_WRITE_MS } from '../../../api/limits/calls-ahead.js';
+import { REVOCATION_CHECK_MS } from '../../../api/auth/tokens.js';
 import { clientWithToken, get, startApiServer } from '../support/api-server.js';
 import { startApiTest, type ApiTest } from '../support/api-test.js';
 import { startSecondApi } from '../support/second-api.js';
@@ -46,6 +48,52 @@ describe('reads of a client far from its limits', () => {
     // /auth/me is counted first, with what its process owes: exact at once in that process.
     for (let i = 0; i < 5; i++) await get(api.baseUrl, COORDINATE, reader.token);
     expect((await get(api.baseUrl, '/auth/me', reader.token)).body.callsToday).toBe(calls + 6);
+  });
+
+  it('counted while the calls owed before them are still being written fall by one each, in order', async () => {
+    // The API's counting pool is the test's: holding its connections keeps a write of owed calls
+    // waiting, as a busy pool does, while the lookups' pool answers.
+    const counting = new pg.Pool({ connectionString: (api.db as unknown as { options: { connectionString: string } }).options.connectionString, max: 2 });
+    const server = await startApiServer(counting);
+    try {
+      const reader = await clientWithToken(api.db, server.baseUrl, { scopes: ['properties.read'], burstLimit: 100_000, dailyCallLimit: 1_000_000 });
+      // One window for the whole test: a new window rightly raises RateLimit-Remaining.
+      await api.db.query(`UPDATE api_client SET burst_window_s = 3600 WHERE client_id = $1`, [reader.clientId]);
+      // The token's first use looks up the revocations; the next look is REVOCATION_CHECK_MS away.
+      await new Promise((resolve) => setTimeout(resolve, REVOCATION_CHECK_MS));
+      const remaining = async (path: string) => {
+        const response = await get(server.baseUrl, path, reader.token);
+        expect(response.status).toBe(200);
+        return Number(response.headers.get('ratelimit-remaining'));
+      };
+      const seen = [await remaining(PROPERTY)];
+      const held = await Promise.all([counting.connect(), counting.connect()]);
+      let released = false;
+      const release = () => {
+        if (!released) for (const client of held) client.release();
+        released = true;
+      };
+      // Let go in any case: on a machine slow enough for a count to be needed while they are held, it waits for them.
+      const letGo = setTimeout(release, 5000);
+      try {
+        for (let i = 0; i < 4; i++) seen.push(await remaining(i % 2 ? COORDINATE : PROPERTY));
+        // The owed calls' write has started and waits for a connection; what the first count told has expired.
+        await new Promise((resolve) => setTimeout(resolve, Math.max(OWED_WRITE_MS, KNOWN_FOR_MS) * 2));
+        const next = remaining(COORDINATE);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        release();
+        seen.push(await next);
+      } finally {
+        clearTimeout(letGo);
+        release();
+      }
+      seen.push(await remaining(PROPERTY));
+      expect(seen).toEqual(seen.map((_, i) => seen[0] - i));
+      await expect.poll(() => callsToday(reader.clientId), { timeout: 20 * OWED_WRITE_MS, interval: OWED_WRITE_MS }).toBe(seen.length);
+    } finally {
+      await server.close();
+      await counting.end();
+    }
   });
 
   it('answered by another process reach callsToday within moments, and its shutdown writes what it owes', async () => {
