@@ -49,6 +49,12 @@ export interface LineRecords {
   total: number;
   /** Lines the last publish had (not parsed, not staged: live keeps their rows); 0 on a full stage. */
   unchanged: number;
+  /**
+   * An increment of a source whose live rows are its record groups (se-building's buildings,
+   * several parts each; liveRowGroupColumn): the live rows it leaves as they are, the groups
+   * none of whose records changed. `unchanged` counts lines, and lines are not rows there.
+   */
+  unchangedRows?: number;
   /** Whether only changed lines were staged (the publish then merges an increment). */
   increment: boolean;
   /** An increment: the source's last published run when it was staged, which the increment is relative to. */

@@ -20,7 +20,7 @@ import { writeTarBundle, zipOf } from '../sources/se/tar-bundle.js';
 import { readBundle } from '../../sources/formats/bundle.js';
 import { hashArtifactRecords } from '../../activities/record-hashes.js';
 import { openRecordSpool } from '../../activities/record-spool.js';
-import { recordsTableName } from '../../activities/staging-table.js';
+import { recordChangesTableName, recordsTableName } from '../../activities/staging-table.js';
 import { keepFeatures } from '../../sources/formats/gml-feature-records.js';
 import { blankLinesExcept, LineSet } from '../../sources/formats/line-records.js';
 import { openInput } from '../../sources/formats/open-input.js';
@@ -440,6 +440,64 @@ describe('a night of a source with record hashes', () => {
     // Nothing is left in the worker's scratch folder, nor beside the zip.
     expect(await readdir(path.join(pipeline.dataDir, 'scratch')).catch(() => [])).toEqual([]);
     expect(await readdir(path.dirname(zipPath))).toEqual([path.basename(zipPath)]);
+  });
+
+  it('se-building: a night whose file lost more than the limit of buildings fails, counted in buildings, not in their parts', async () => {
+    // Runs after the zipped test above: live holds se-building from night 2's file.
+    const sourceId = 'se-building';
+    const file = path.join(await tempDir('record-hashes-se-lost-buildings'), getSource(sourceId).inputFileName);
+    await copyFile(input(nights[2], sourceId), file);
+    const live = Number((await pipeline.pool.query(`SELECT count(*) AS n FROM building WHERE country = 'SE'`)).rows[0].n);
+    // Just over the 10 % a night may lose (NORDPROP_MAX_ROW_DROP) with the one new building below, all of them buildings of one part.
+    const lost = Math.floor(live * 0.1) + 2;
+    const gpkg = new Database(file);
+    let partsLeft: number;
+    try {
+      const singles = gpkg.prepare(`SELECT objektidentitet AS id FROM byggnad GROUP BY objektidentitet HAVING count(*) = 1 ORDER BY 1 LIMIT ?`).all(lost + 2) as { id: string }[];
+      const twoParts = gpkg.prepare(`SELECT objektidentitet AS id FROM byggnad GROUP BY objektidentitet HAVING count(*) = 2 ORDER BY 1 LIMIT 2`).all() as { id: string }[];
+      expect(singles).toHaveLength(lost + 2);
+      expect(twoParts).toHaveLength(2);
+      const [grown, copied] = singles.slice(lost).map((row) => row.id);
+      const [changed, shrunk] = twoParts.map((row) => row.id);
+      const remove = gpkg.prepare(`DELETE FROM byggnad WHERE objektidentitet = ?`);
+      for (const { id } of singles.slice(0, lost)) remove.run(id);
+      // Every kind of touched building: a part changed, a part gone, a part added; and a new building.
+      const secondPart = `(SELECT max(fid) FROM byggnad WHERE objektidentitet = ?)`;
+      gpkg.prepare(`UPDATE byggnad SET versiongiltigfran = '2026-11-26T03:00:00' WHERE fid = ${secondPart}`).run(changed);
+      gpkg.prepare(`DELETE FROM byggnad WHERE fid = ${secondPart}`).run(shrunk);
+      const copyPart = (of: string, as: string) => {
+        gpkg.prepare(`CREATE TEMP TABLE part AS SELECT * FROM byggnad WHERE objektidentitet = ?`).run(of);
+        gpkg.prepare(`UPDATE part SET fid = (SELECT max(fid) + 1 FROM byggnad), objektidentitet = ?, versiongiltigfran = '2026-11-26T03:00:00'`).run(as);
+        gpkg.exec(`INSERT INTO byggnad SELECT * FROM part; DROP TABLE part`);
+      };
+      copyPart(grown, grown);
+      copyPart(copied, '00000000-0000-4000-8000-000000000001');
+      partsLeft = (gpkg.prepare(`SELECT count(*) AS n FROM byggnad`).get() as { n: number }).n;
+    } finally {
+      gpkg.close();
+    }
+    // The multipart buildings' other parts make up for the lost buildings, counted in parts: what the check counted before.
+    expect(partsLeft).toBeGreaterThanOrEqual(Math.ceil(live * 0.9));
+    const published = await tablesDigest(pipeline.pool, ['building'], 'SE');
+
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
+    expect(night.outcome).toBe('failed');
+    // Staged: the three touched buildings and the new one.
+    expect(night.error).toContain(`snapshot has ${live - lost + 1} rows against ${live} live`);
+    expect(await tablesDigest(pipeline.pool, ['building'], 'SE')).toEqual(published);
+
+    // What the stage tells validate: the live buildings the night leaves untouched, all but the lost ones and the three touched.
+    const runId = `lost-buildings-${Date.now()}`;
+    const client = await pipeline.pool.connect();
+    try {
+      const source = getSource(sourceId);
+      const hashed = await hashArtifactRecords(client, { pool: pipeline.pool, source, runId, artifactPath: file, stagingTable: 'unused', incremental: true, scratchDir: await tempDir('record-hashes-lost-buildings') });
+      expect(hashed.records).toMatchObject({ increment: true, unchangedRows: live - lost - 3 });
+      await hashed.changedFile?.remove();
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${recordsTableName(sourceId, runId)}, ${recordChangesTableName(sourceId, runId)}`);
+      client.release();
+    }
   });
 
   it('se-business: a night that changes one file\'s record of an organisation, or removes one, rebuilds the company from all its files', async () => {
