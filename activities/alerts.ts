@@ -10,12 +10,12 @@ import type { RunSummary } from './types.js';
  * it. Unset, nothing is sent.
  */
 
-/** A validation guard that refused a snapshot, told by the ledger's error text (activities/validate.ts's messages). */
+/** A validation guard that refused a snapshot, told by the ledger's error text (the messages of activities/validate.ts and row-drop.ts). */
 export type GuardName = 'reject-rate' | 'row-drop' | 'empty-snapshot';
 
 const GUARDS: { guard: GuardName; pattern: RegExp; label: string }[] = [
   { guard: 'reject-rate', pattern: /^\d+ of \d+ rows rejected \([\d.]+%\), above the [\d.]+% ceiling/, label: 'reject rate' },
-  { guard: 'row-drop', pattern: /^snapshot has \d+ rows against \d+ live \([\d.]+% fewer, over the [\d.]+% limit\)/, label: 'row drop' },
+  { guard: 'row-drop', pattern: /^(?:snapshot has|the merge left) \d+ rows against \d+ live \([\d.]+% fewer, over the [\d.]+% limit\)/, label: 'row drop' },
   { guard: 'empty-snapshot', pattern: /^no rows could be staged from \d+ read/, label: 'empty snapshot' },
 ];
 

@@ -10,6 +10,7 @@ import { assertIncrementBase, assertRecordsIntact, collectRemovedKeys, recordPub
 import { holdSourceRunForPublish, recordDuration } from './ledger.js';
 import { stepTimer } from '../sources/publish/step-timer.js';
 import { markSourceRunPublished } from '../lib/run-ledger.js';
+import { assertLiveRowsKept } from './row-drop.js';
 
 /**
  * One transaction: merge the snapshot into the live tables and close the ledger entry. Readers
@@ -56,6 +57,7 @@ async function publish(request: PublishRequest): Promise<ChangeCounts> {
     const merged = request.snapshot.increment && source.increment
       ? await source.increment.publishChanges(context, ledger?.position ?? {})
       : await source.publish(context, scope);
+    if (source.rowDropAfterMerge) await timed('row_drop', () => assertLiveRowsKept(client, source, request.snapshot));
     const lineHashes = lineRecords ? await timed('line_hashes', () => recordPublishedLines(client, { source, runId: request.runId, stagingTable, records: lineRecords, scope, changes: recordChanges })) : {};
     await markSourceRunPublished(client, {
       runId: request.runId,

@@ -96,6 +96,8 @@ export interface ValidatedSnapshot extends StagedSnapshot {
   fingerprint: StagingFingerprint;
   /** The staged rows are changes from the source's feed (see IncrementalFeed), not a snapshot. */
   increment?: boolean;
+  /** Where the row drop is judged (not forced, live not empty): the fewest live rows the publish may leave (activities/row-drop.ts). */
+  rowDropFloor?: number;
 }
 
 /** Heartbeat details: progress for the CLI, and where a retried activity resumes. */

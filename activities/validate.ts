@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { loadConfig } from '../lib/config.js';
 import { getPool, quoteIdent, withTransaction } from '../lib/db.js';
 import { getSource } from '../sources/registry.js';
@@ -10,11 +9,8 @@ import { recordDuration } from './ledger.js';
 import { withHeartbeat } from './heartbeat.js';
 import { serverStartedAt, stagingFingerprint, stagingLost } from './staging-table.js';
 import type { StagedSnapshot, ValidatedSnapshot } from './types.js';
-
-/** A snapshot that must not be published; the run fails and live data stays as it was. */
-export function validationFailure(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, 'ValidationFailed');
-}
+import { rowDropFailure, rowDropFloor } from './row-drop.js';
+import { validationFailure } from './validation-failure.js';
 
 /**
  * Which live rows the snapshot replaces: the source's own rule (`scopeOf`) says whether an input
@@ -135,16 +131,16 @@ async function validate(request: ValidateRequest): Promise<ValidatedSnapshot> {
       `${rejected} of ${read} rows rejected (${(rejectRate * 100).toFixed(2)}%), above the ${(config.maxRejectRate * 100).toFixed(2)}% ceiling; see: nordprop runs show ${request.runId}`,
     );
   }
-  const floor = Math.ceil(liveRows * (1 - config.maxRowDrop));
+  const floor = rowDropFloor(liveRows);
   const checksRowDrop = !request.force && !increment && floor > 0;
   const snapshotRows = checksRowDrop ? await countSnapshotRows(source, stagingTable, staged, unchanged, lineRecords?.unchangedRows) : 0;
-  if (checksRowDrop && snapshotRows < floor) {
-    throw validationFailure(
-      `snapshot has ${snapshotRows} rows against ${liveRows} live (${(((liveRows - snapshotRows) / liveRows) * 100).toFixed(1)}% fewer, over the ${(config.maxRowDrop * 100).toFixed(0)}% limit); rerun with --force if the drop is real`,
-    );
-  }
+  if (checksRowDrop && snapshotRows < floor) throw rowDropFailure('snapshot has', snapshotRows, liveRows);
   // What the publish must find in staging, inside its transaction, to merge it.
   const fingerprint = await stagingFingerprint(pool, stagingTable);
   if (!fingerprint || fingerprint.rows !== staged) throw stagingLost(`${stagingTable} changed while it was validated (${fingerprint?.rows ?? 'no'} rows, ${staged} counted)`);
-  return { ...request.staged, rowsRead: read, rowsStaged: staged, rowsRejected: rejected, rowsRepaired, liveRows, scope, fingerprint, ...(increment ? { increment } : {}) };
+  return {
+    ...request.staged, rowsRead: read, rowsStaged: staged, rowsRejected: rejected, rowsRepaired, liveRows, scope, fingerprint,
+    ...(increment ? { increment } : {}),
+    ...(checksRowDrop ? { rowDropFloor: floor } : {}),
+  };
 }

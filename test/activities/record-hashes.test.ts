@@ -589,6 +589,28 @@ describe('a night of a source with record hashes', () => {
     expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
   });
 
+  it('se-business: a night whose file lost SCB\'s workplaces fails, counted in companies and workplaces as live holds them, and leaves live as it was', async () => {
+    // Runs after the se-business tests above. Each company is two records (Bolagsverket's and
+    // SCB's), so without the workplaces' file the records staged still outnumbered the live rows.
+    const sourceId = 'se-business';
+    const members = (await bundleMembers(nights[1], sourceId)).filter((member) => !/arbetsstallen/i.test(member.name));
+    expect(members).toHaveLength(2);
+    const file = await writeTarBundle(
+      path.join(await tempDir('record-hashes-se-business-no-workplaces'), getSource(sourceId).inputFileName),
+      members.map((member) => ({ name: member.name, content: Buffer.from(member.lines.join('\n') + '\n', 'latin1') })),
+    );
+    const count = async (table: string) => Number((await pipeline.pool.query(`SELECT count(*) AS n FROM ${table} WHERE ${table === 'company' ? "country = 'SE'" : "org_scheme = '0007'"}`)).rows[0].n);
+    const [companies, workplaces] = [await count('company'), await count('company_workplace')];
+    expect(workplaces).toBeGreaterThan((companies + workplaces) * 0.1);
+    const tables = ['company', 'company_address', 'company_workplace'];
+    const published = await tablesDigest(pipeline.pool, tables, 'SE');
+
+    const night = sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file }), sourceId);
+    expect(night.outcome).toBe('failed');
+    expect(night.error).toMatch(new RegExp(`^the merge left \\d+ rows against ${companies + workplaces} live \\([\\d.]+% fewer, over the 10% limit\\)`));
+    expect(await tablesDigest(pipeline.pool, tables, 'SE')).toEqual(published);
+  });
+
   it('se-transactions: a person keeps the spelling of their latest sale through nights that change or remove their sales, as a full load would', async () => {
     // Runs after the it.each above: live holds night 1 of se-transactions, and its line hashes.
     const sourceId = 'se-transactions';

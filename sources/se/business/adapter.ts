@@ -101,5 +101,7 @@ export const seBusiness: SourceAdapter = {
   },
   repairStaged: rejectOrphanWorkplaces,
   countLive: (client) => countLiveCompanies(client),
+  // A lost member file (SCB's workplaces, say) leaves two records of each company staged: judged after the merge.
+  rowDropAfterMerge: true,
   publish: (context) => publishCompanies(context),
 };
