@@ -5,8 +5,8 @@ import { PROJECT_ROOT } from '../../lib/config.js';
 export interface ServerProcess {
   /** What it printed on stdout and stderr until it was listening. */
   output: string;
-  /** SIGTERM, then its exit code. */
-  stop(): Promise<number | null>;
+  /** SIGTERM (or `signal`), then its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** A TypeScript entry point of the project run through tsx with `env` added, once it prints `listening`. */
@@ -31,8 +31,8 @@ export async function startServerProcess(entry: string, args: string[], env: Rec
   });
   return {
     output,
-    stop() {
-      child.kill('SIGTERM');
+    stop(signal = 'SIGTERM') {
+      child.kill(signal);
       return exited;
     },
   };

@@ -4,7 +4,8 @@ import type { ApiTest } from './api-test.js';
 
 export interface SecondApi {
   url: string;
-  stop(): Promise<void>;
+  /** SIGTERM (a graceful stop), or `signal`. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** A second API process on the test's store (test/api/support/api-process.ts), for what must hold across processes. */
@@ -17,5 +18,5 @@ export async function startSecondApi(api: ApiTest): Promise<SecondApi> {
     NORDPROP_API_BASE_URL: url,
     NORDPROP_API_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
   });
-  return { url, stop: async () => void (await process.stop()) };
+  return { url, stop: async (signal) => void (await process.stop(signal)) };
 }
