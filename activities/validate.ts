@@ -72,8 +72,8 @@ async function countLive(source: SourceAdapter, scope: PublishScope, stagingTabl
 /**
  * The rows live would hold after publishing the snapshot, in the units `countLive` counts: staged
  * rows and unchanged lines, or, where several records make one live row (se-building's parts and
- * buildings), the groups staged and the live groups left as they are. Counted in parts, a file
- * that lost a sixth of its buildings passed the 10 % limit on its multipart buildings' spare parts.
+ * buildings), the groups staged and the live groups left as they are. Counted in parts, a night
+ * file that lost more than 10 % of the buildings passed on the multipart buildings' spare parts.
  */
 async function countSnapshotRows(source: SourceAdapter, stagingTable: string, staged: number, unchangedLines: number, unchangedRows: number | undefined): Promise<number> {
   const groupColumn = liveRowGroupColumn(source);
