@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { ApiProblem, problemDocument } from '../problem.js';
 import { sendProblem } from '../error-handler.js';
-import type { CallCount, CountRequest } from '../limits/call-counter.js';
+import { clientSubject, type CallCount, type CountRequest } from '../limits/call-counter.js';
 import '../request-types.js';
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i;
@@ -39,7 +39,7 @@ export function registerGuard(app: FastifyInstance, ctx: ApiContext): void {
     }
     const caller = request.caller;
     let countRequest: CountRequest = caller
-      ? { subject: `client:${caller.clientId}`, burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit } }
+      ? { subject: clientSubject(caller.clientId), burst: { limit: caller.burstLimit, windowS: caller.burstWindowS }, client: { clientId: caller.clientId, dailyCallLimit: caller.dailyCallLimit } }
       : anonymous(ctx, request);
     const scoped = access !== 'public' && access !== 'token';
     if (scoped && request.method === 'GET' && caller?.scopes.includes(access) && !throttled.holds(countRequest.subject)) {

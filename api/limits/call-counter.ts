@@ -15,6 +15,9 @@ export interface CallCount {
   dailyResetS: number;
 }
 
+/** The rate-limit subject of a client's calls. */
+export const clientSubject = (clientId: string) => `client:${clientId}`;
+
 /** One request to count: its rate-limit subject (`client:<id>` or `ip:<address>`) and, for a client, its day. */
 export interface CountRequest {
   subject: string;

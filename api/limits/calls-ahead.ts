@@ -116,6 +116,17 @@ export class CallsAhead {
     });
   }
 
+  /**
+   * Calls charged to the subject's day outside any count (a bulk lookup's extra ids, chargeCalls):
+   * what this process knows of the day has that many fewer left. Unknown, they took up the margin
+   * that stands for the calls of other processes, and the next reads were answered ahead though
+   * the day was within the margin of its limit.
+   */
+  charged(subject: string, calls: number): void {
+    const known = this.known.get(subject);
+    if (known) known.dailyRemaining -= calls;
+  }
+
   /** A count of the subject failed: nothing more is admitted ahead until a count succeeds. */
   countFailed(request: CountRequest): void {
     this.known.delete(request.subject);

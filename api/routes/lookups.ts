@@ -6,7 +6,7 @@ import { callerOf } from '../request-types.js';
 import { checkCountry, normalCadastreId } from '../cadastre-id.js';
 import { ApiProblem } from '../problem.js';
 import { idempotencyHeaders, idempotent } from '../idempotency.js';
-import { chargeCalls } from '../limits/call-counter.js';
+import { chargeCalls, clientSubject } from '../limits/call-counter.js';
 import { countryParam, idempotentReplayedHeader, jsonResponse, operationSchema, withHeaders } from '../schemas/operation.js';
 import { ref } from '../schemas/values.js';
 import { fetchProperties } from '../store/property.js';
@@ -79,6 +79,8 @@ export function registerLookupRoute(fastify: FastifyInstance, ctx: ApiContext): 
         return { statusCode: 200, body: { items, notFound: notFoundIds } };
       });
       if (stored.replayed) reply.header('Idempotent-Replayed', 'true');
+      // Committed with the response: the ids beyond the first are on the client's day now.
+      else ctx.ahead.charged(clientSubject(caller.clientId), ids.length - 1);
       return reply.code(stored.statusCode).send(stored.body);
     },
   });

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_FOR_MS, OWED_CAP, OWED_WRITE_MS } from '../../../api/limits/calls-ahead.js';
 import { REVOCATION_CHECK_MS } from '../../../api/auth/tokens.js';
-import { clientWithToken, get, startApiServer } from '../support/api-server.js';
+import { call, clientWithToken, get, startApiServer } from '../support/api-server.js';
 import { startApiTest, type ApiTest } from '../support/api-test.js';
 import { startSecondApi } from '../support/second-api.js';
 
@@ -131,6 +132,18 @@ describe('reads of a client far from its limits', () => {
     } finally {
       if (!killed) await second.stop();
     }
+  });
+
+  it('of a client whose bulk lookup brought its day within the margin of its limit are counted first again', async () => {
+    // 350 calls a day: after one read, 349 are left, far from the limit (the margin is 256); a bulk lookup of 100 ids then leaves 249.
+    const reader = await clientWithToken(api.db, api.baseUrl, { scopes: ['properties.read'], burstLimit: 100_000, dailyCallLimit: 350 });
+    expect((await get(api.baseUrl, PROPERTY, reader.token)).status).toBe(200);
+    const before = await answeredAhead(api.baseUrl);
+    const bulk = await call(api.baseUrl, 'POST', '/properties/NO/lookups', { token: reader.token, body: { cadastreIds: Array.from({ length: 100 }, () => '0301-9001-1-0-0') }, headers: { 'idempotency-key': randomUUID() } });
+    expect(bulk.status).toBe(200);
+    expect((await get(api.baseUrl, COORDINATE, reader.token)).status).toBe(200);
+    expect((await answeredAhead(api.baseUrl)) - before).toBe(0);
+    expect(await callsToday(reader.clientId)).toBe(1 + 100 + 1);
   });
 
   it('near a limit are counted before they are answered: the daily limit holds exactly across two processes', async () => {
