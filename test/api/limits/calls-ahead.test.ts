@@ -60,7 +60,7 @@ describe('reads of a client far from its limits', () => {
       const reader = await clientWithToken(api.db, server.baseUrl, { scopes: ['properties.read'], burstLimit: 100_000, dailyCallLimit: 1_000_000 });
       // One window for the whole test: a new window rightly raises RateLimit-Remaining.
       await api.db.query(`UPDATE api_client SET burst_window_s = 3600 WHERE client_id = $1`, [reader.clientId]);
-      // The token's first use looks up the revocations; the next look is REVOCATION_CHECK_MS away.
+      // So that the first call below looks at the revocations afresh: none is due while the counting pool is held.
       await new Promise((resolve) => setTimeout(resolve, REVOCATION_CHECK_MS));
       const remaining = async (path: string) => {
         const response = await get(server.baseUrl, path, reader.token);
