@@ -149,6 +149,9 @@ async function repairCadastre(context: StagingContext) {
 
 const AREA_SQL = `coalesce(s.area_m2, ST_Area(ST_Transform(s.geom, ${SWEREF99_TM})))`;
 
+/** Each area links to its one property; the first area (område 1) is the main parcel. */
+const PARCEL_LINK = { cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' };
+
 const PARCEL_MERGE: TableMerge = {
   liveTable: 'parcel',
   keyColumn: 'parcel_id',
@@ -260,14 +263,11 @@ async function assertAgreesWithUnchangedAreas(client: pg.PoolClient, stagingTabl
 async function publishCadastre({ client, stagingTable, runId, removedKeys }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
   // The parcels the merge will replace or remove, as they are now: rows under them re-link too.
-  await timed('replaced_parcels', () => collectReplacedParcels(client, stagingTable, scope, removedKeys));
+  await timed('replaced_parcels', () => collectReplacedParcels(client, stagingTable, scope, { areaM2: AREA_SQL, ...PARCEL_LINK }, removedKeys));
   if (removedKeys) await timed('touched_properties', () => collectTouchedProperties(client, stagingTable, removedKeys));
   const firstOfCountry = await isEmpty(client, 'parcel', scope.country);
   const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps }, removedKeys }));
-  // Each area links to its one property; the first area (område 1) is the main parcel.
-  const links = await timed('parcel_property', () =>
-    relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' }, scope, runId, removedKeys),
-  );
+  const links = await timed('parcel_property', () => relinkChangedParcels(client, { stagingTable, ...PARCEL_LINK }, scope, runId, removedKeys));
   // Sweden's first parcels in a table that holds Norway's: until analyzed, the planner takes
   // Sweden for empty, and the re-links below looked up each address's parcel by reading all of
   // them (minutes at 0.002 × national, when the addresses were loaded first).

@@ -12,7 +12,7 @@ import { transformTo } from '../../../sources/geo/reproject.js';
 import { seAddress } from '../../../sources/se/address/adapter.js';
 import { seBuilding } from '../../../sources/se/building/adapter.js';
 import { seCadastre } from '../../../sources/se/cadastre/adapter.js';
-import { coveringCadastreSql, coveringParcelSql, relinkAfterCadastre } from '../../../sources/se/covering-property.js';
+import { changedParcels, collectReplacedParcels, coveringCadastreSql, coveringParcelSql, relinkAfterCadastre } from '../../../sources/se/covering-property.js';
 import { createStagingSql } from '../../../activities/staging-table.js';
 import { typeOfBlock } from '../../../sources/se/cadastre-id.js';
 import { lookupCoordinate } from '../../../store/coordinate-lookup.js';
@@ -260,6 +260,59 @@ describe('Swedish GeoPackage registers through the worker', () => {
       expect(Number(rows.addresses)).toBeGreaterThan(10 * (Number(addresses) + 2));
       const relinked = await client.query(`SELECT cadastre_id FROM building WHERE country = 'SE' AND building_id = $1`, [buildingId]);
       expect(relinked.rows).toEqual([{ cadastre_id: cadastreId }]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  it('re-links nothing under a parcel a night changed in its row only, and the rows under one it moved or re-linked', async () => {
+    const client = await pipeline.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // A one-area property with buildings and addresses on it, as the first test published it.
+      const property = truth.find((p) => p.kind === 'fastighet' && p.areas.length === 1 && p.addresses.length > 0 && p.buildings.length > 0)!;
+      const parcelId = property.areas[0].objektidentitet;
+      const stagingTable = 'staging.se_cadastre_same_place_test';
+      await client.query(createStagingSql(seCadastre, stagingTable));
+      const scope = { country: 'SE' as const, municipalities: null };
+      const place = { areaM2: `coalesce(s.area_m2, ST_Area(ST_Transform(s.geom, 3006)))`, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' };
+      // A night's: it removed no parcel, and no property lost its last area.
+      await client.query(`CREATE TEMP TABLE se_removed_keys (parcel_id text) ON COMMIT DROP`);
+      await client.query(`CREATE TEMP TABLE se_emptied_property (cadastre_id text) ON COMMIT DROP`);
+      /** The rows a night's re-link reads after staging the parcel as `staged` (SQL over the live parcel `p` and its link `pp`). */
+      const rowsRelinked = async (staged: { geom: string; cadastreId: string }) => {
+        await client.query(`TRUNCATE ${stagingTable}`);
+        // Staged as the file would give it, with another row hash: a date or a version changed.
+        await client.query(
+          `INSERT INTO ${stagingTable} (src_pos, parcel_id, register_ref, cadastre_id, designation, municipality_code, property_type, area_number, geom, area_m2, source_srid, row_hash)
+           SELECT 1, p.parcel_id, 'ref', ${staged.cadastreId}, 'designation', p.municipality_code, 'fastighet', 1, ${staged.geom}, p.area_m2, p.source_srid, gen_random_uuid()
+           FROM parcel p JOIN parcel_property pp USING (country, parcel_id) WHERE p.country = 'SE' AND p.parcel_id = $1`,
+          [parcelId],
+        );
+        await collectReplacedParcels(client, stagingTable, scope, place, 'pg_temp.se_removed_keys');
+        // The merge, as far as the re-link reads it: the parcel rewritten by this run.
+        await client.query(
+          `UPDATE parcel p SET geom = s.geom, row_hash = s.row_hash, published_run_id = 'r-same-place' FROM ${stagingTable} s WHERE p.country = 'SE' AND p.parcel_id = s.parcel_id`,
+        );
+        await client.query(`UPDATE parcel_property pp SET cadastre_id = s.cadastre_id FROM ${stagingTable} s WHERE pp.country = 'SE' AND pp.parcel_id = s.parcel_id`);
+        const changed = await changedParcels(client, 'r-same-place', { inserted: 0, updated: 1, deleted: 0 });
+        expect(changed).toEqual({ copied: true });
+        let found = 0;
+        for (const table of ['building', 'address'] as const) {
+          await relinkAfterCadastre(client, table, changed, 'pg_temp.se_emptied_property');
+          found += Number((await client.query(`SELECT count(*) AS n FROM pg_temp.relink_row`)).rows[0].n);
+        }
+        expect(await staleLinks(client)).toEqual([]);
+        return found;
+      };
+      // Only its row changed: it covers the same points for the same property, nothing to re-link.
+      expect(await rowsRelinked({ geom: 'p.geom', cadastreId: 'pp.cadastre_id' })).toBe(0);
+      // Re-designated in the same place: every row on it follows.
+      const underIt = property.buildings.length + property.addresses.length;
+      expect(await rowsRelinked({ geom: 'p.geom', cadastreId: `pp.cadastre_id || '0'` })).toBeGreaterThanOrEqual(underIt);
+      // Moved away (a hundred metres north): the rows it covered, as it was, are read again.
+      expect(await rowsRelinked({ geom: 'ST_Translate(p.geom, 0, 0.001)', cadastreId: 'pp.cadastre_id' })).toBeGreaterThanOrEqual(underIt);
     } finally {
       await client.query('ROLLBACK');
       client.release();
