@@ -14,7 +14,7 @@ import { isEmpty } from '../../publish/indexes-after.js';
 import { stepTimer } from '../../publish/step-timer.js';
 import { isUnitCode, normalBlock, parseEtikett, seCadastreId, seDesignation, SeDesignationError, typeOfBlock } from '../cadastre-id.js';
 import { isoTimestamp, paddedCode, text, wholeNumber } from '../geopackage-values.js';
-import { changedParcels, collectReplacedParcels, relinkAfterCadastre } from '../covering-property.js';
+import { changedParcels, collectReplacedParcels, relinkAfterCadastre, type CoveringPlaceSql } from '../covering-property.js';
 import { stagedMunicipalities } from '../../input-scope.js';
 
 /**
@@ -152,6 +152,9 @@ const AREA_SQL = `coalesce(s.area_m2, ST_Area(ST_Transform(s.geom, ${SWEREF99_TM
 /** Each area links to its one property; the first area (område 1) is the main parcel. */
 const PARCEL_LINK = { cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' };
 
+/** What places a staged area in the covering order, as the merge writes it (collectReplacedParcels). */
+export const PARCEL_PLACE: CoveringPlaceSql = { areaM2: AREA_SQL, ...PARCEL_LINK };
+
 const PARCEL_MERGE: TableMerge = {
   liveTable: 'parcel',
   keyColumn: 'parcel_id',
@@ -263,7 +266,7 @@ async function assertAgreesWithUnchangedAreas(client: pg.PoolClient, stagingTabl
 async function publishCadastre({ client, stagingTable, runId, removedKeys }: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { timed, steps } = stepTimer();
   // The parcels the merge will replace or remove, as they are now: rows under them re-link too.
-  await timed('replaced_parcels', () => collectReplacedParcels(client, stagingTable, scope, { areaM2: AREA_SQL, ...PARCEL_LINK }, removedKeys));
+  await timed('replaced_parcels', () => collectReplacedParcels(client, stagingTable, scope, PARCEL_PLACE, removedKeys));
   if (removedKeys) await timed('touched_properties', () => collectTouchedProperties(client, stagingTable, removedKeys));
   const firstOfCountry = await isEmpty(client, 'parcel', scope.country);
   const parcels = await timed('parcel', () => mergeTable(client, stagingTable, PARCEL_MERGE, scope, runId, { timer: { timed, steps }, removedKeys }));

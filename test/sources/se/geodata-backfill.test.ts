@@ -11,7 +11,7 @@ import { multiPolygonEwkt } from '../../../sources/geo/ewkt.js';
 import { transformTo } from '../../../sources/geo/reproject.js';
 import { seAddress } from '../../../sources/se/address/adapter.js';
 import { seBuilding } from '../../../sources/se/building/adapter.js';
-import { seCadastre } from '../../../sources/se/cadastre/adapter.js';
+import { PARCEL_PLACE, seCadastre } from '../../../sources/se/cadastre/adapter.js';
 import { changedParcels, collectReplacedParcels, coveringCadastreSql, coveringParcelSql, relinkAfterCadastre } from '../../../sources/se/covering-property.js';
 import { createStagingSql } from '../../../activities/staging-table.js';
 import { typeOfBlock } from '../../../sources/se/cadastre-id.js';
@@ -276,7 +276,6 @@ describe('Swedish GeoPackage registers through the worker', () => {
       const stagingTable = 'staging.se_cadastre_same_place_test';
       await client.query(createStagingSql(seCadastre, stagingTable));
       const scope = { country: 'SE' as const, municipalities: null };
-      const place = { areaM2: `coalesce(s.area_m2, ST_Area(ST_Transform(s.geom, 3006)))`, cadastreId: 's.cadastre_id', isMainParcel: 'coalesce(s.area_number, 1) = 1' };
       // A night's: it removed no parcel, and no property lost its last area.
       await client.query(`CREATE TEMP TABLE se_removed_keys (parcel_id text) ON COMMIT DROP`);
       await client.query(`CREATE TEMP TABLE se_emptied_property (cadastre_id text) ON COMMIT DROP`);
@@ -290,7 +289,7 @@ describe('Swedish GeoPackage registers through the worker', () => {
            FROM parcel p JOIN parcel_property pp USING (country, parcel_id) WHERE p.country = 'SE' AND p.parcel_id = $1`,
           [parcelId],
         );
-        await collectReplacedParcels(client, stagingTable, scope, place, 'pg_temp.se_removed_keys');
+        await collectReplacedParcels(client, stagingTable, scope, PARCEL_PLACE, 'pg_temp.se_removed_keys');
         // The merge, as far as the re-link reads it: the parcel rewritten by this run.
         await client.query(
           `UPDATE parcel p SET geom = s.geom, row_hash = s.row_hash, published_run_id = 'r-same-place' FROM ${stagingTable} s WHERE p.country = 'SE' AND p.parcel_id = s.parcel_id`,
