@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
 import { polygonCoversPointSql } from '../../lib/point-probe-sql.js';
 import { scopeFilter, withHashJoins, withKeyLookups } from '../publish/merge-table.js';
+import type { ParcelLinkSql } from '../publish/parcel-links.js';
 
 /**
  * Swedish addresses and buildings carry no property reference: each is linked to the property
@@ -96,14 +97,10 @@ async function relink(client: pg.PoolClient, table: LinkedTable, rowsTable?: str
 
 /**
  * What puts a staged parcel (`s`) in the covering order (COVERING_ORDER) as the merge will
- * write it, as SQL expressions: its area in square metres, and its link (`cadastreId`,
- * `isMainParcel`; parcel_property). Its geometry and parcel id are the staged columns.
+ * write it, as SQL expressions: its area in square metres, and its link as the parcel links are
+ * written (ParcelLinkSql). Its geometry and parcel id are the staged columns.
  */
-export interface CoveringPlaceSql {
-  areaM2: string;
-  cadastreId: string;
-  isMainParcel: string;
-}
+export type CoveringPlaceSql = Pick<ParcelLinkSql, 'cadastreId' | 'isMainParcel'> & { areaM2: string };
 
 /**
  * A staged parcel (`s`) whose live row (`live`) covers the same points, with the same area
