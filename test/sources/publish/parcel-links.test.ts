@@ -53,13 +53,13 @@ async function stageRun(runId: string, first: number, unchanged: number): Promis
 }
 
 /** Runs relinkChangedParcels in a transaction, with the plans of its statements. */
-async function relink(runId: string, stagingTable: string, removedKeys?: string) {
+async function relink(runId: string, stagingTable: string, removedKeys?: string, isMainParcel = 'true') {
   const client = await pool.connect();
   const explained: ExplainedStatement[] = [];
   try {
     await explainEachStatement(client, explained);
     await client.query('BEGIN');
-    const counts = await relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel: 'true' }, { country: 'SE', municipalities: null }, runId, removedKeys);
+    const counts = await relinkChangedParcels(client, { stagingTable, cadastreId: 's.cadastre_id', isMainParcel }, { country: 'SE', municipalities: null }, runId, removedKeys);
     await client.query('COMMIT');
     const relinks = explained.filter((statement) => /^\s*(INSERT INTO|DELETE FROM) parcel_property/.test(statement['Query Text']));
     return { counts, relinks, perRow: relinks.flatMap((statement) => scansPerRow(statement.Plan)) };
@@ -91,10 +91,47 @@ describe('relinkChangedParcels', () => {
     expect([await linksOf('r-night-%'), await linksOf('r-snapshot-%'), await linksOf('%')]).toEqual([CHANGED - 100, CHANGED, PARCELS - 500]);
     const orphans = await pool.query(`SELECT count(*)::int AS n FROM parcel_property l WHERE NOT EXISTS (SELECT 1 FROM parcel p WHERE p.country = l.country AND p.parcel_id = l.parcel_id)`);
     expect(orphans.rows[0].n).toBe(0);
-    expect(relinks.length).toBe(2);
+    // The removed parcels' links, the staged parcels' links, the new links.
+    expect(relinks.length).toBe(3);
     expect(perRow).toEqual([]);
     // The unlinking reads the links and parcels of the staged and removed keys, not all of them.
-    const unlink = relinks.find((statement) => /^\s*DELETE/.test(statement['Query Text']))!;
-    expect(tablesReadWhole(unlink.Plan).filter((table) => table === 'parcel_property' || table === 'parcel')).toEqual([]);
+    const unlinks = relinks.filter((statement) => /^\s*DELETE/.test(statement['Query Text']));
+    expect(unlinks.flatMap((unlink) => tablesReadWhole(unlink.Plan).filter((table) => table === 'parcel_property' || table === 'parcel'))).toEqual([]);
+  });
+
+  // Most of a night's changed parcels changed in other columns only (a date, a version): their
+  // links are the same rows, and writing them again cost the publish a delete and an insert each.
+  it.each([
+    ['a night', 3, true],
+    ['a snapshot', 9, false],
+  ])('on %s, leaves the links of a rewritten parcel untouched where they are the same, and writes only those that differ', async (_, residue, night) => {
+    const runId = `r-same-${residue}`;
+    const table = `staging_same_${residue}`;
+    // 200 parcels no earlier case touched, all rewritten by the merge: 150 with the same link,
+    // 30 whose link stops being the main one, 20 under another property.
+    await pool.query(`CREATE TABLE ${table} (parcel_id text NOT NULL, cadastre_id text NOT NULL, is_main boolean NOT NULL)`);
+    await pool.query(
+      `INSERT INTO ${table} SELECT 'area-' || i, CASE WHEN n > 180 THEN 'moved-to-' || i ELSE 'property-of-area-' || i END, n <= 150
+       FROM generate_series($1::int, $1::int + 199 * 20, 20) WITH ORDINALITY AS g(i, n)`,
+      [residue],
+    );
+    await pool.query(`ANALYZE ${table}`);
+    await pool.query(`UPDATE parcel p SET published_run_id = $1 FROM ${table} s WHERE p.country = 'SE' AND p.parcel_id = s.parcel_id`, [runId]);
+    const linksOfStaged = `SELECT l.parcel_id, l.cadastre_id, l.is_main_parcel, l.xmin::text AS version FROM parcel_property l JOIN ${table} s ON l.country = 'SE' AND l.parcel_id = s.parcel_id ORDER BY 1, 2`;
+    const before = (await pool.query(linksOfStaged)).rows;
+    if (night) await pool.query(`CREATE TABLE removed_none (parcel_id text NOT NULL)`);
+
+    const { counts, perRow } = await relink(runId, table, night ? 'removed_none' : undefined, 's.is_main');
+
+    expect(counts).toEqual({ inserted: 50, updated: 0, deleted: 50 });
+    const after = (await pool.query(linksOfStaged)).rows;
+    const staged = (await pool.query(`SELECT parcel_id, cadastre_id, is_main AS is_main_parcel FROM ${table} ORDER BY 1, 2`)).rows;
+    expect(after.map(({ version: _version, ...link }) => link)).toEqual(staged);
+    // The 150 unchanged links are the very rows they were: not deleted and inserted again.
+    const untouched = after.filter((link) => before.some((was) => was.parcel_id === link.parcel_id && was.cadastre_id === link.cadastre_id && was.version === link.version));
+    expect(untouched.length).toBe(150);
+    expect(perRow).toEqual([]);
+    expect(await linksOf('%')).toBe(PARCELS - 500);
+    if (night) await pool.query(`DROP TABLE removed_none`);
   });
 });
