@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withPlannerMethodsOff } from './planner-methods.js';
 
 /**
  * A first load (or a backfill into an empty table) builds the secondary indexes once after
@@ -24,8 +25,13 @@ export async function withIndexesBuiltAfter<T>(
   return result;
 }
 
-/** Whether `table` holds no row at all (of `country`, when given). */
+/**
+ * Whether `table` holds no row at all (of `country`, when given). A country's rows are found by
+ * the table's index (every live table's key starts with its country): the planner, expecting
+ * them spread through the table, read it from the start, through all of the country loaded
+ * first (50–60 ms a Swedish publish at 0.25 x national, for each table it asked of).
+ */
 export async function isEmpty(client: pg.PoolClient, table: string, country?: string): Promise<boolean> {
-  const where = country ? ' WHERE country = $1' : '';
-  return (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}${where}) AS empty`, country ? [country] : [])).rows[0].empty;
+  const probe = () => client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}${country ? ' WHERE country = $1' : ''}) AS empty`, country ? [country] : []);
+  return (await (country ? withPlannerMethodsOff(client, ['seqscan'], probe) : probe())).rows[0].empty;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ChangeCounts, PublishScope } from '../source-adapter.js';
 import { isEmpty, withIndexesBuiltAfter } from './indexes-after.js';
+import { withPlannerMethodsOff } from './planner-methods.js';
 import type { StepTimer } from './step-timer.js';
 
 /**
@@ -118,7 +119,7 @@ export async function mergeTable(
  * other plan): the setting applies to the whole statement, correlated subqueries included.
  */
 export function withHashJoins<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
-  return withJoinMethodsOff(client, ['nestloop'], work);
+  return withPlannerMethodsOff(client, ['nestloop'], work);
 }
 
 /**
@@ -126,27 +127,7 @@ export function withHashJoins<T>(client: pg.PoolClient, work: () => Promise<T>):
  * key (a composite key's text) and then sorts both sides whole, or for a FULL JOIN.
  */
 export function withHashJoinsOnly<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
-  return withJoinMethodsOff(client, ['nestloop', 'mergejoin'], work);
-}
-
-/**
- * Runs `work` with the planner's join methods `off` disabled in the transaction, then puts back
- * what the session had (a load host may have turned one off for good; `on` would override it for
- * the rest of the publish). Not after a failure: the transaction is then aborted, the setting goes
- * with it, and a statement sent to restore them would fail in its turn and hide the failure's
- * reason ("current transaction is aborted") from the run ledger.
- */
-async function withJoinMethodsOff<T>(client: pg.PoolClient, off: string[], work: () => Promise<T>): Promise<T> {
-  const names = off.map((method) => `enable_${method}`);
-  // The CTE is materialized, so the settings are read before the same statement changes them.
-  const before = await client.query<Record<string, string>>(
-    `WITH was AS MATERIALIZED (SELECT ${names.map((name) => `current_setting('${name}') AS ${name}`).join(', ')})
-     SELECT was.*, ${names.map((name) => `set_config('${name}', 'off', true)`).join(', ')} FROM was`,
-  );
-  const result = await work();
-  const was = before.rows[0];
-  await client.query(`SELECT ${names.map((name, i) => `set_config('${name}', $${i + 1}, true)`).join(', ')}`, names.map((name) => was[name]));
-  return result;
+  return withPlannerMethodsOff(client, ['nestloop', 'mergejoin'], work);
 }
 
 /**
@@ -157,7 +138,7 @@ async function withJoinMethodsOff<T>(client: pg.PoolClient, off: string[], work:
  * index on its key.
  */
 export function withKeyLookups<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
-  return withJoinMethodsOff(client, ['hashjoin', 'mergejoin'], work);
+  return withPlannerMethodsOff(client, ['hashjoin', 'mergejoin'], work);
 }
 
 export async function countLiveRows(client: pg.PoolClient, liveTable: string, scope: PublishScope): Promise<number> {
