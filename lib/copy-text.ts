@@ -21,9 +21,13 @@ function escapeText(text: string): string {
   return text;
 }
 
+/** One element of a text array literal, double-quoted so commas, braces and spaces survive. */
+export function arrayElement(item: string): string {
+  return `"${item.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
 function arrayLiteral(items: readonly string[]): string {
-  // Array elements are double-quoted so commas, braces and spaces survive.
-  return `{${items.map((item) => `"${item.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+  return `{${items.map(arrayElement).join(',')}}`;
 }
 
 export function encodeCell(value: CellValue): string {
@@ -42,4 +46,19 @@ export function encodeCells(values: readonly CellValue[]): string {
   let line = encodeCell(values[0]);
   for (let i = 1; i < values.length; i++) line += `\t${encodeCell(values[i])}`;
   return line;
+}
+
+/** What a backslash followed by this letter stands for in COPY's text output (it writes no other escapes). */
+const UNESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+const ESCAPE_SEQUENCE = /\\(.)/g;
+
+/**
+ * The cells of one line of `COPY … TO STDOUT` in text format: NULL as null, text unescaped. The
+ * inverse of encodeCells for text, so a value with a tab, newline or backslash reads back as it is
+ * stored (split on tabs alone, it was cut in two or kept its escapes).
+ */
+export function decodeCells(line: string): (string | null)[] {
+  const cells = line.split('\t');
+  if (!line.includes('\\')) return cells;
+  return cells.map((cell) => (cell === '\\N' ? null : cell.includes('\\') ? cell.replace(ESCAPE_SEQUENCE, (_, ch: string) => UNESCAPED[ch] ?? ch) : cell));
 }

@@ -18,9 +18,9 @@ import { createInterface } from 'node:readline';
 import Flatbush from 'flatbush';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { encodeCell } from '../../lib/copy-text.js';
+import { arrayElement, decodeCells, encodeCell } from '../../lib/copy-text.js';
 import { CopyWriter } from '../../lib/copy-writer.js';
-import { similarity, type Comparable } from './similarity.js';
+import { buildingClass, similarityOfClasses, type Comparable } from './similarity.js';
 
 export const RADIUS_STEPS_M = [500, 1_000, 2_000, 5_000, 10_000, 25_000] as const;
 export const MIN_COMPARABLES = 5;
@@ -34,7 +34,19 @@ interface Sale extends Comparable {
   transactionId: string;
   cadastreId: string;
   pricePerM2: number;
-  currency: string;
+  currency: string | null;
+}
+
+/** What a sale contributes to the COPY lines it appears in, worked out once per sale rather than once per property it is a comparable of. */
+interface SaleText {
+  buildingClass: string | null;
+  /** `transactionId` as an element of a COPY text array (property_comparables.transaction_ids). */
+  idElement: string;
+  /** `pricePerM2` as property_comparables stores it, numeric(16, 2). */
+  priceText: string;
+  /** `transactionId` as a COPY cell, then its distance goes between, then `pricePerM2` and `currency` (pg_temp.derive_nearest_sales). */
+  idCell: string;
+  priceAndCurrencyCells: string;
 }
 
 export interface Subject extends Comparable {
@@ -48,20 +60,67 @@ export interface ChosenSale {
   transactionId: string;
   distanceM: number;
   pricePerM2: number;
-  currency: string;
+  currency: string | null;
   similarity: number;
 }
 
-const nullable = (text: string) => (text === '\\N' ? null : text);
+/** Above this many candidates, a sort by comparison rather than by insertion (many sales at one point). */
+const INSERTION_SORT_MAX = 64;
 
-/** The sales of `table` matching `where`, in a spatial index. */
+/**
+ * The sales of `table` matching `where`, in a spatial index.
+ *
+ * Every subject (a country's built properties) asks it once, so `choose` is the inner loop of the
+ * comparables: at 0.05 × national it ran 5.3 s for Norway's 124,000 properties (a CPU profile:
+ * a third of it objects, closures and sorts of the candidates, a fifth writing their COPY lines,
+ * the string comparisons of ids and properties). Hence the candidates as indices into typed
+ * arrays, ties broken by a sale's rank in id order rather than by comparing ids, a sale's
+ * property as a number, and what a sale writes computed once. The result is that of the rules
+ * below, row for row (test/derive/comparables/nearest-sales.test.ts checks it against them).
+ */
 export class SaleIndex {
+  /** A sale's place in transaction-id order (equal ids, equal places): ties are broken by it. */
+  private readonly idRank: Int32Array;
+  /** A sale's property as a number (`propertyNumbers`), to leave out the subject's own sales. */
+  private readonly propertyOf: Int32Array;
+  private readonly propertyNumbers = new Map<string, number>();
+  private readonly texts: SaleText[];
+  // The candidates of the subject being chosen for (pick runs to its end without yielding, so one set serves every call):
+  private readonly pool = new Int32Array(CANDIDATE_POOL);
+  private readonly poolSquared = new Float64Array(CANDIDATE_POOL);
+  private readonly poolDistance = new Float64Array(CANDIDATE_POOL);
+  private readonly poolSimilarity = new Float64Array(CANDIDATE_POOL);
+  /** The chosen, as positions in `pool`, best first. */
+  private readonly chosen = new Int32Array(MAX_COMPARABLES);
+
   private constructor(
     private readonly sales: Sale[],
     private readonly east: Float64Array,
     private readonly north: Float64Array,
     private readonly index: Flatbush | null,
-  ) {}
+  ) {
+    const n = sales.length;
+    const byId = Array.from({ length: n }, (_, i) => i).sort((a, b) => compare(sales[a].transactionId, sales[b].transactionId));
+    this.idRank = new Int32Array(n);
+    for (let r = 0; r < n; r++) {
+      const i = byId[r];
+      this.idRank[i] = r > 0 && sales[byId[r - 1]].transactionId === sales[i].transactionId ? this.idRank[byId[r - 1]] : r;
+    }
+    this.propertyOf = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      let number = this.propertyNumbers.get(sales[i].cadastreId);
+      if (number === undefined) this.propertyNumbers.set(sales[i].cadastreId, (number = this.propertyNumbers.size));
+      this.propertyOf[i] = number;
+    }
+    this.texts = sales.map((sale) => ({
+      buildingClass: buildingClass(sale.buildingType),
+      idElement: encodeCell(arrayElement(sale.transactionId)),
+      // Stored as numeric(16, 2): rounded here as the database would.
+      priceText: (Math.round(sale.pricePerM2 * 100) / 100).toFixed(2),
+      idCell: encodeCell(sale.transactionId),
+      priceAndCurrencyCells: `${sale.pricePerM2}\t${encodeCell(sale.currency)}`,
+    }));
+  }
 
   static async load(client: pg.PoolClient, table: string, where = 'true'): Promise<SaleIndex> {
     const sales: Sale[] = [];
@@ -71,10 +130,10 @@ export class SaleIndex {
              FROM ${table} WHERE ${where} ORDER BY transaction_id) TO STDOUT`,
     ));
     for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-      const [transactionId, cadastreId, x, y, pricePerM2, currency, size, propertyType, buildingType, builtYear] = line.split('\t');
+      const [transactionId, cadastreId, x, y, pricePerM2, currency, size, propertyType, buildingType, builtYear] = decodeCells(line);
       sales.push({
-        transactionId, cadastreId, pricePerM2: Number(pricePerM2), currency, sizeM2: Number(size),
-        propertyType: nullable(propertyType), buildingType: nullable(buildingType), builtYear: builtYear === '\\N' ? null : Number(builtYear),
+        transactionId: transactionId!, cadastreId: cadastreId!, pricePerM2: Number(pricePerM2), currency, sizeM2: Number(size),
+        propertyType, buildingType, builtYear: builtYear === null ? null : Number(builtYear),
       });
       east.push(Number(x));
       north.push(Number(y));
@@ -95,33 +154,108 @@ export class SaleIndex {
 
   /** The subject's comparables, most similar first. */
   choose(subject: Subject): ChosenSale[] {
-    if (!this.index) return [];
-    const pool = this.nearest(subject)
-      .map((i) => ({ sale: this.sales[i], distanceM: Math.round(Math.hypot(this.east[i] - subject.east, this.north[i] - subject.north) * 100) / 100 }))
-      .sort((a, b) => a.distanceM - b.distanceM || compare(a.sale.transactionId, b.sale.transactionId));
-    const enoughWithin = pool.length >= MIN_COMPARABLES ? pool[MIN_COMPARABLES - 1].distanceM : Infinity;
+    const count = this.pick(subject);
+    return Array.from(this.chosen.subarray(0, count), (k) => {
+      const sale = this.sales[this.pool[k]];
+      return { transactionId: sale.transactionId, distanceM: this.poolDistance[k], pricePerM2: sale.pricePerM2, currency: sale.currency, similarity: this.poolSimilarity[k] };
+    });
+  }
+
+  /** The subject's property_comparables row as a COPY line (country, cadastre_id, then its comparables as arrays in rank order; `''` without any), and how many. */
+  propertyLine(country: string, subject: Subject): { line: string; count: number } {
+    const count = this.pick(subject);
+    if (!count) return { line: '', count };
+    const first = this.pool[this.chosen[0]];
+    const currency = this.sales[first].currency;
+    let ids = '', distances = '', prices = '', similarities = '';
+    for (let c = 0; c < count; c++) {
+      const k = this.chosen[c];
+      const i = this.pool[k];
+      if (this.sales[i].currency !== currency) throw new Error(`the comparables of ${subject.cadastreId} are priced in more than one currency`);
+      const separator = c ? ',' : '';
+      ids += separator + this.texts[i].idElement;
+      distances += separator + this.poolDistance[k];
+      prices += separator + this.texts[i].priceText;
+      similarities += separator + this.poolSimilarity[k];
+    }
+    return { line: `${encodeCell(country)}\t${encodeCell(subject.cadastreId)}\t{${ids}}\t{${distances}}\t{${prices}}\t${encodeCell(currency)}\t{${similarities}}\n`, count };
+  }
+
+  /** Rows of pg_temp.derive_nearest_sales, one per comparable of the subject (`''` without any), and how many. */
+  pairLines(subject: Subject): { line: string; count: number } {
+    const count = this.pick(subject);
+    const key = encodeCell(subject.key);
+    let lines = '';
+    for (let c = 0; c < count; c++) {
+      const k = this.chosen[c];
+      const text = this.texts[this.pool[k]];
+      lines += `${key}\t${text.idCell}\t${this.poolDistance[k]}\t${text.priceAndCurrencyCells}\t${this.poolSimilarity[k]}\n`;
+    }
+    return { line: lines, count };
+  }
+
+  /**
+   * Chooses the subject's comparables into `chosen` (positions in `pool`, whose distance and
+   * similarity are set) and returns how many:
+   * - the pool (`nearest`), ordered by distance rounded to the centimetre, then id;
+   * - the radius: the smallest of RADIUS_STEPS_M holding MIN_COMPARABLES of it;
+   * - within it, the MAX_COMPARABLES most similar; ties by distance, then id.
+   */
+  private pick(subject: Subject): number {
+    if (!this.index) return 0;
+    const { pool, poolDistance: distance, poolSimilarity: similarity, chosen, idRank: rank } = this;
+    const n = this.nearest(subject);
+    for (let k = 0; k < n; k++) {
+      const i = pool[k];
+      distance[k] = Math.round(Math.hypot(this.east[i] - subject.east, this.north[i] - subject.north) * 100) / 100;
+    }
+    // By (rounded distance, id): the pool is in (exact distance, id) order, so this only settles
+    // sales whose distances round alike.
+    for (let k = 1; k < n; k++) {
+      const i = pool[k], d = distance[k];
+      let j = k - 1;
+      for (; j >= 0 && (distance[j] > d || (distance[j] === d && rank[pool[j]] > rank[i])); j--) {
+        pool[j + 1] = pool[j];
+        distance[j + 1] = distance[j];
+      }
+      pool[j + 1] = i;
+      distance[j + 1] = d;
+    }
+    const enoughWithin = n >= MIN_COMPARABLES ? distance[MIN_COMPARABLES - 1] : Infinity;
     const radius = RADIUS_STEPS_M.find((step) => step >= enoughWithin) ?? RADIUS_STEPS_M[RADIUS_STEPS_M.length - 1];
-    return pool
-      .filter((c) => c.distanceM <= radius)
-      .map((c) => ({ transactionId: c.sale.transactionId, distanceM: c.distanceM, pricePerM2: c.sale.pricePerM2, currency: c.sale.currency, similarity: similarity(c.distanceM, subject, c.sale) }))
-      .sort((a, b) => b.similarity - a.similarity || a.distanceM - b.distanceM || compare(a.transactionId, b.transactionId))
-      .slice(0, MAX_COMPARABLES);
+    const subjectClass = buildingClass(subject.buildingType);
+    // The most similar of those within the radius (a prefix of the pool), kept in order by insertion.
+    let count = 0;
+    for (let k = 0; k < n && distance[k] <= radius; k++) {
+      const sale = this.sales[pool[k]];
+      const s = (similarity[k] = similarityOfClasses(distance[k], subject, sale, subjectClass, this.texts[pool[k]].buildingClass));
+      // Every candidate before k is at least as near, and no farther in id order at the same distance: only a higher similarity ranks before it.
+      let j = Math.min(count, MAX_COMPARABLES) - 1;
+      if (count === MAX_COMPARABLES && similarity[chosen[j]] >= s) continue;
+      for (; j >= 0 && similarity[chosen[j]] < s; j--) if (j + 1 < MAX_COMPARABLES) chosen[j + 1] = chosen[j];
+      chosen[j + 1] = k;
+      if (count < MAX_COMPARABLES) count++;
+    }
+    return count;
   }
 
   /**
    * The CANDIDATE_POOL sales nearest the subject (not of its own property), cut by (exact
-   * distance, transaction id). The index returns equally distant sales in the order of its
-   * tree, which depends on every other sale in it; sections of one building share its point, so
-   * such ties at the pool's edge are common. Resolving them by id makes the pool a function of
-   * the sales alone: a re-run, or a sale elsewhere, cannot swap one tied sale for another
-   * (the SQL KNN before it took them in scan order, and a re-run changed thousands of rows).
+   * distance, transaction id), into `pool` in that order; returns how many. The index returns
+   * equally distant sales in the order of its tree, which depends on every other sale in it;
+   * sections of one building share its point, so such ties at the pool's edge are common.
+   * Resolving them by id makes the pool a function of the sales alone: a re-run, or a sale
+   * elsewhere, cannot swap one tied sale for another (the SQL KNN before it took them in scan
+   * order, and a re-run changed thousands of rows).
    */
-  private nearest(subject: Subject): number[] {
+  private nearest(subject: Subject): number {
     const index = this.index!;
-    const notOwn = (i: number) => this.sales[i].cadastreId !== subject.cadastreId;
+    const { east, north, propertyOf, idRank: rank } = this;
+    const own = this.propertyNumbers.get(subject.cadastreId);
+    const notOwn = own === undefined ? undefined : (i: number) => propertyOf[i] !== own;
     // Squared distance as the index computes it, so "as near as the edge" means the same here and there.
     const squared = (i: number) => {
-      const dx = this.east[i] - subject.east, dy = this.north[i] - subject.north;
+      const dx = east[i] - subject.east, dy = north[i] - subject.north;
       return dx * dx + dy * dy;
     };
     // One more than the pool: when it is farther than the last, no tie crosses the edge.
@@ -131,11 +265,34 @@ export class SaleIndex {
       const edge = Math.sqrt(squared(found[CANDIDATE_POOL - 1]));
       found = index.neighbors(subject.east, subject.north, Infinity, edge * (1 + 1e-9) + 1e-9, notOwn);
     }
-    return found
-      .map((i) => ({ i, d: squared(i) }))
-      .sort((a, b) => a.d - b.d || compare(this.sales[a.i].transactionId, this.sales[b.i].transactionId))
-      .slice(0, CANDIDATE_POOL)
-      .map((c) => c.i);
+    const byDistanceThenId = (a: number, b: number) => squared(a) - squared(b) || rank[a] - rank[b];
+    if (found.length > INSERTION_SORT_MAX) found.sort(byDistanceThenId);
+    const n = Math.min(found.length, CANDIDATE_POOL);
+    const { pool, poolSquared } = this;
+    if (found.length > INSERTION_SORT_MAX) {
+      for (let k = 0; k < n; k++) {
+        pool[k] = found[k];
+        poolSquared[k] = squared(found[k]);
+      }
+      return n;
+    }
+    // Found in distance order but for ties: insertion into the pool, the farthest falling off its end.
+    let count = 0;
+    for (const i of found) {
+      const d = squared(i);
+      let j = count - 1;
+      if (count === CANDIDATE_POOL && (poolSquared[j] < d || (poolSquared[j] === d && rank[pool[j]] <= rank[i]))) continue;
+      for (; j >= 0 && (poolSquared[j] > d || (poolSquared[j] === d && rank[pool[j]] > rank[i])); j--) {
+        if (j + 1 < CANDIDATE_POOL) {
+          pool[j + 1] = pool[j];
+          poolSquared[j + 1] = poolSquared[j];
+        }
+      }
+      pool[j + 1] = i;
+      poolSquared[j + 1] = d;
+      if (count < CANDIDATE_POOL) count++;
+    }
+    return count;
   }
 }
 
@@ -185,10 +342,9 @@ export async function writeNearestSales(
         key: row.key, cadastreId: row.cadastre_id, east: row.east, north: row.north, sizeM2: row.size_m2,
         propertyType: row.property_type, buildingType: row.building_type, builtYear: row.built_year,
       };
-      const chosen = options.sales.choose(subject);
-      if (!chosen.length) continue;
-      written += chosen.length;
-      const line = staging ? propertyLine(staging.country, subject.cadastreId, chosen) : pairLines(subject.key, chosen);
+      const { line, count } = staging ? options.sales.propertyLine(staging.country, subject) : options.sales.pairLines(subject);
+      if (!count) continue;
+      written += count;
       if (copy.add(line)) await copy.flush();
     }
     await copy.end();
@@ -196,22 +352,4 @@ export async function writeNearestSales(
   }
   if (!staging) await client.query(`ANALYZE pg_temp.${NEAREST_TABLE}`);
   return written;
-}
-
-/** A property_comparables row: the subject's comparables as parallel arrays, in rank order. */
-function propertyLine(country: string, cadastreId: string, chosen: ChosenSale[]): string {
-  const currency = chosen[0].currency;
-  if (chosen.some((c) => c.currency !== currency)) throw new Error(`the comparables of ${cadastreId} are priced in more than one currency`);
-  // Stored as numeric(16, 2): rounded here as the database would.
-  const prices = chosen.map((c) => (Math.round(c.pricePerM2 * 100) / 100).toFixed(2));
-  return [
-    encodeCell(country), encodeCell(cadastreId), encodeCell(chosen.map((c) => c.transactionId)),
-    `{${chosen.map((c) => c.distanceM).join(',')}}`, `{${prices.join(',')}}`, encodeCell(currency), `{${chosen.map((c) => c.similarity).join(',')}}`,
-  ].join('\t') + '\n';
-}
-
-/** Rows of pg_temp.derive_nearest_sales: one per subject and comparable. */
-function pairLines(subjectId: string, chosen: ChosenSale[]): string {
-  const key = encodeCell(subjectId);
-  return chosen.map((c) => `${key}\t${encodeCell(c.transactionId)}\t${c.distanceM}\t${c.pricePerM2}\t${encodeCell(c.currency)}\t${c.similarity}\n`).join('');
 }

@@ -21,12 +21,20 @@ export function buildingClass(buildingType: string | null): string | null {
 }
 
 export function similarity(distanceM: number, a: Comparable, b: Comparable): number {
+  return similarityOfClasses(distanceM, a, b, buildingClass(a.buildingType), buildingClass(b.buildingType));
+}
+
+/**
+ * `similarity` with each side's buildingClass given: the comparables compare every property with
+ * 32 sales, and each sale with thousands of properties, so each class is worked out once.
+ */
+export function similarityOfClasses(distanceM: number, a: Comparable, b: Comparable, aClass: string | null, bClass: string | null): number {
   const w = SIMILARITY_WEIGHTS;
   const distance = 1 / (1 + Math.max(distanceM, 0) / 750);
   const size = a.sizeM2 > 0 && b.sizeM2 > 0 ? Math.exp(-Math.abs(Math.log(a.sizeM2 / b.sizeM2)) / 0.35) : 0;
   const type =
     a.buildingType !== null && a.buildingType === b.buildingType ? 1
-      : a.buildingType !== null && b.buildingType !== null && buildingClass(a.buildingType) === buildingClass(b.buildingType) ? 0.5
+      : a.buildingType !== null && b.buildingType !== null && aClass === bClass ? 0.5
       : 0;
   const age = a.builtYear === null || b.builtYear === null ? 0.5 : Math.exp(-Math.abs(a.builtYear - b.builtYear) / 25);
   const property = a.propertyType !== null && a.propertyType === b.propertyType ? 1 : 0;

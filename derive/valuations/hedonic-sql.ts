@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { decodeCells } from '../../lib/copy-text.js';
 import { AGE_KNOTS, INDEX_MONTHS, SCALAR_TERMS, type Coefficients, type HedonicRow } from './hedonic-model.js';
 
 export const SCALAR_TABLE = 'derive_avm_scalar';
@@ -94,17 +95,17 @@ export async function streamTrainingRows(client: pg.PoolClient, salesTable: stri
   const stream = client.query(copyTo(sql));
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   for await (const line of lines) {
-    const [fold, logPrice, segment, municipality, modelClass, buildingType, logSize, logPlot, age, monthsBack] = line.split('\t');
+    const [fold, logPrice, segment, municipality, modelClass, buildingType, logSize, logPlot, age, monthsBack] = decodeCells(line);
     onRow({
       fold: Number(fold),
       logPrice: Number(logPrice),
-      segment,
-      municipality,
-      modelClass,
-      buildingType,
+      segment: segment!,
+      municipality: municipality!,
+      modelClass: modelClass!,
+      buildingType: buildingType!,
       logSize: Number(logSize),
       logPlot: Number(logPlot),
-      age: age === '\\N' ? null : Number(age),
+      age: age === null ? null : Number(age),
       monthsBack: Number(monthsBack),
     });
   }

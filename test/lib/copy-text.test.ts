@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { encodeCells } from '../../lib/copy-text.js';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { decodeCells, encodeCells } from '../../lib/copy-text.js';
 
 describe('COPY text encoding', () => {
   it('escapes what COPY treats specially and writes NULL, numbers, booleans and arrays', () => {
@@ -31,6 +31,23 @@ describe('COPY text encoding', () => {
         { t: values[0], n: 1e-7, b: false, a: [...values[3]] },
         { t: null, n: null, b: null, a: null },
       ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('reads back what COPY TO writes: NULL, tabs, newlines, backslashes and what looks like an escape', async () => {
+    const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    await client.connect();
+    try {
+      const values = ['tab\there', 'new\nline\rreturn', 'back\\slash \\N \\t', null, 'plain', '\b\f\v', ''];
+      await client.query(`CREATE TEMP TABLE copy_out (${values.map((_, i) => `c${i} text`).join(', ')})`);
+      await client.query(`INSERT INTO copy_out VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
+      await client.query(`INSERT INTO copy_out (c4) VALUES ('only this')`);
+      let text = '';
+      for await (const chunk of client.query(copyTo('COPY copy_out TO STDOUT'))) text += chunk.toString();
+      const lines = text.split('\n').filter(Boolean);
+      expect(lines.map(decodeCells)).toEqual([values, [null, null, null, null, 'only this', null, null]]);
     } finally {
       await client.end();
     }
