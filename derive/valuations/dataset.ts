@@ -42,8 +42,12 @@ export const valuations: DerivedDataset = {
          FROM ${features.table} f
          ${model.joins}
          LEFT JOIN (
-           SELECT c.cadastre_id, sum(c.similarity * s.residual) AS weighted_residual, sum(c.similarity) AS weight
-           FROM comparable_transaction c JOIN pg_temp.${SALES_TABLE} s ON s.transaction_id = c.transaction_id
+           -- The two arrays the blend reads, not the view comparable_transaction, which unnests all
+           -- four (the prices as numeric): that took half of this statement.
+           SELECT c.cadastre_id, sum(u.similarity * s.residual) AS weighted_residual, sum(u.similarity) AS weight
+           FROM property_comparables c
+           CROSS JOIN LATERAL unnest(c.transaction_ids, c.similarities) AS u(transaction_id, similarity)
+           JOIN pg_temp.${SALES_TABLE} s ON s.transaction_id = u.transaction_id
            WHERE c.country = $1
            GROUP BY c.cadastre_id
          ) b ON b.cadastre_id = f.cadastre_id
