@@ -44,7 +44,7 @@ interface SaleText {
   idElement: string;
   /** `pricePerM2` as property_comparables stores it, numeric(16, 2). */
   priceText: string;
-  /** `transactionId` as a COPY cell, then its distance goes between, then `pricePerM2` and `currency` (pg_temp.derive_nearest_sales). */
+  /** The cells of a pg_temp.derive_nearest_sales row the sale fills: its id, and its price and currency (the distance goes between). */
   idCell: string;
   priceAndCurrencyCells: string;
 }
