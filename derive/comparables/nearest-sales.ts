@@ -87,6 +87,7 @@ export class SaleIndex {
   private readonly texts: SaleText[];
   // The candidates of the subject being chosen for (pick runs to its end without yielding, so one set serves every call):
   private readonly pool = new Int32Array(CANDIDATE_POOL);
+  /** Scratch of `nearest` only: the pool's squared distances while it is filled. */
   private readonly poolSquared = new Float64Array(CANDIDATE_POOL);
   private readonly poolDistance = new Float64Array(CANDIDATE_POOL);
   private readonly poolSimilarity = new Float64Array(CANDIDATE_POOL);
@@ -265,15 +266,11 @@ export class SaleIndex {
       const edge = Math.sqrt(squared(found[CANDIDATE_POOL - 1]));
       found = index.neighbors(subject.east, subject.north, Infinity, edge * (1 + 1e-9) + 1e-9, notOwn);
     }
-    const byDistanceThenId = (a: number, b: number) => squared(a) - squared(b) || rank[a] - rank[b];
-    if (found.length > INSERTION_SORT_MAX) found.sort(byDistanceThenId);
-    const n = Math.min(found.length, CANDIDATE_POOL);
     const { pool, poolSquared } = this;
     if (found.length > INSERTION_SORT_MAX) {
-      for (let k = 0; k < n; k++) {
-        pool[k] = found[k];
-        poolSquared[k] = squared(found[k]);
-      }
+      found.sort((a, b) => squared(a) - squared(b) || rank[a] - rank[b]);
+      const n = Math.min(found.length, CANDIDATE_POOL);
+      pool.set(found.slice(0, n));
       return n;
     }
     // Found in distance order but for ties: insertion into the pool, the farthest falling off its end.
