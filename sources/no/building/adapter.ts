@@ -2,7 +2,9 @@ import type { CellValue, MergeResult, ParsedRecord, PublishScope, SourceAdapter,
 import { readBygningElements, type BygningElement, type Fields } from '../../formats/bygning-gml.js';
 import { degrees7 } from '../../geo/degrees.js';
 import { SUPPORTED_SRIDS, UnknownCrsError, isLatitudeFirst, parseSrid, transformTo } from '../../geo/reproject.js';
-import { countLiveRows, mergeTable, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
+import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
+import { rewriteChildren, type ChildRewrite } from '../../publish/child-rows.js';
+import { stepTimer } from '../../publish/step-timer.js';
 import { BUILDING_TYPES, buildingStatusOf, buildingTypeCodeOf } from './codes.js';
 import { CadastreIdError, formatCadastreId, normalizeMunicipality, unitFromParts } from '../cadastre-id.js';
 import { nationalByFileName } from '../../input-scope.js';
@@ -219,46 +221,37 @@ const BUILDING_MERGE: TableMerge = {
   },
 };
 
-/**
- * Rewrites the child rows (status history, unit links) of the buildings this run inserted or
- * updated, and drops those of buildings no longer live; unchanged buildings keep theirs.
- */
-async function replaceChildren(context: StagingContext, scope: PublishScope, table: string, insertSql: string) {
-  const { client, runId } = context;
-  // Both join the buildings this run wrote: hash joins (withHashJoins).
-  const removed = await withHashJoins(client, () => client.query(
-    `DELETE FROM ${table} child
-     WHERE child.country = $1
-       AND NOT EXISTS (SELECT 1 FROM building b WHERE b.country = child.country AND b.building_id = child.building_id AND b.published_run_id <> $2)`,
-    [scope.country, runId],
-  ));
-  const added = await withHashJoins(client, () => client.query(insertSql, [scope.country, runId]));
-  return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
-}
-
 async function publishBuildings(context: StagingContext, scope: PublishScope): Promise<MergeResult> {
   const { client, stagingTable, runId, removedKeys } = context;
-  const buildings = await mergeTable(client, stagingTable, BUILDING_MERGE, scope, runId, { removedKeys });
+  const { timed, steps } = stepTimer();
+  const buildings = await timed('building', () => mergeTable(client, stagingTable, BUILDING_MERGE, scope, runId, { timer: { timed, steps }, removedKeys }));
+  // The children (status history, unit links) of the buildings this run wrote are rewritten; on a
+  // night, those of its staged and removed buildings are reached by key.
+  const rewrite: ChildRewrite = {
+    country: scope.country,
+    runId,
+    ...(removedKeys ? { night: { staged: `(SELECT building_id FROM ${stagingTable})`, removed: removedKeys } } : {}),
+  };
   const changed = `FROM ${stagingTable} s JOIN building b ON b.country = $1 AND b.building_id = s.building_id AND b.published_run_id = $2`;
-  const history = await replaceChildren(
-    context,
-    scope,
-    'building_status_history',
+  const history = await timed('building_status_history', () => rewriteChildren(
+    client,
+    { table: 'building_status_history', parent: 'building', key: ['building_id'] },
+    rewrite,
     `INSERT INTO building_status_history (country, building_id, seq, status, status_code, changed_date, registered_date)
      SELECT $1, s.building_id, h.seq, h.entry->>'status', h.entry->>'status_code', (h.entry->>'changed_date')::date, (h.entry->>'registered_date')::date
      ${changed}
      CROSS JOIN LATERAL jsonb_array_elements(s.status_history) WITH ORDINALITY AS h(entry, seq)`,
-  );
-  const links = await replaceChildren(
-    context,
-    scope,
-    'building_unit_link',
+  ));
+  const links = await timed('building_unit_link', () => rewriteChildren(
+    client,
+    { table: 'building_unit_link', parent: 'building', key: ['building_id'] },
+    rewrite,
     `INSERT INTO building_unit_link (country, building_id, bruksenhet_id, address_id, matrikkelenhet_id, cadastre_id)
      SELECT $1, s.building_id, l.entry->>'bruksenhet_id', l.entry->>'address_id', l.entry->>'matrikkelenhet_id', l.entry->>'cadastre_id'
      ${changed}
      CROSS JOIN LATERAL jsonb_array_elements(s.unit_links) AS l(entry)`,
-  );
-  return { ...buildings, tables: { building: buildings, building_status_history: history, building_unit_link: links } };
+  ));
+  return { ...buildings, tables: { building: buildings, building_status_history: history, building_unit_link: links }, stepsMs: steps };
 }
 
 export const noBuilding: SourceAdapter = {

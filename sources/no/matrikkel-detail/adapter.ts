@@ -1,6 +1,8 @@
 import type { CellValue, ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingContext } from '../../source-adapter.js';
 import { RecordError, readJsonLines } from '../../formats/json-lines.js';
-import { countLiveRows, mergeTable, withHashJoins, type TableMerge } from '../../publish/merge-table.js';
+import { countLiveRows, mergeTable, type TableMerge } from '../../publish/merge-table.js';
+import { rewriteChildren } from '../../publish/child-rows.js';
+import { stepTimer } from '../../publish/step-timer.js';
 import { formatCadastreId } from '../cadastre-id.js';
 import { exchangeUnitOf, type ExchangeMatrikkel } from '../exchange-matrikkel.js';
 import { inboxPath } from '../../inbox.js';
@@ -255,16 +257,27 @@ const UNIT_MERGE: TableMerge = {
   },
 };
 
-/** Floors of the details this run inserted or updated are rewritten; floors of details gone go with them. */
-async function replaceFloors({ client, stagingTable, runId }: StagingContext, scope: PublishScope): Promise<ChangeCounts> {
-  // Both join the details this run wrote: hash joins (withHashJoins).
-  const removed = await withHashJoins(client, () => client.query(
-    `DELETE FROM building_floor f
-     WHERE f.country = $1
-       AND NOT EXISTS (SELECT 1 FROM building_detail d WHERE d.country = f.country AND d.building_number = f.building_number AND d.published_run_id <> $2)`,
-    [scope.country, runId],
-  ));
-  const added = await withHashJoins(client, () => client.query(
+async function publishDetails(context: StagingContext, scope: PublishScope): Promise<MergeResult> {
+  const { client, stagingTable, runId, removedKeys } = context;
+  const { timed, steps } = stepTimer();
+  // On a night that staged only changed lines, the keys of each kind whose line is gone.
+  const removedOfKind = (kind: string, key: string) => removedKeys && `(SELECT record_key AS ${key} FROM ${removedKeys} WHERE record_kind = '${kind}')`;
+  const merge = (kind: string, merge: TableMerge) =>
+    timed(merge.liveTable, () =>
+      mergeTable(client, ofKind(stagingTable, kind, merge.keyColumn), merge, scope, runId, { timer: { timed, steps }, removedKeys: removedOfKind(kind, merge.keyColumn) }));
+  const details = await merge('bygning', DETAIL_MERGE);
+  // The floors of the details this run wrote are rewritten; on a night, those of its staged and
+  // removed details are reached by key.
+  const floors = await timed('building_floor', () => rewriteChildren(
+    client,
+    { table: 'building_floor', parent: 'building_detail', key: ['building_number'] },
+    {
+      country: scope.country,
+      runId,
+      ...(removedKeys
+        ? { night: { staged: `(SELECT record_key AS building_number FROM ${stagingTable} WHERE record_kind = 'bygning')`, removed: removedOfKind('bygning', 'building_number')! } }
+        : {}),
+    },
     `INSERT INTO building_floor (country, building_number, floor_number, floor_kind, usable_area_m2, room_count, dwelling_unit_count)
      SELECT $1, s.record_key, (f->>'floor_number')::integer, f->>'floor_kind', (f->>'usable_area_m2')::double precision,
             (f->>'room_count')::integer, (f->>'dwelling_unit_count')::integer
@@ -272,19 +285,7 @@ async function replaceFloors({ client, stagingTable, runId }: StagingContext, sc
      JOIN building_detail d ON d.country = $1 AND d.building_number = s.record_key AND d.published_run_id = $2
      CROSS JOIN LATERAL jsonb_array_elements(s.data->'floor_details') AS f
      WHERE s.record_kind = 'bygning'`,
-    [scope.country, runId],
   ));
-  return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
-}
-
-async function publishDetails(context: StagingContext, scope: PublishScope): Promise<MergeResult> {
-  const { client, stagingTable, runId, removedKeys } = context;
-  // On a night that staged only changed lines, the keys of each kind whose line is gone.
-  const removedOfKind = (kind: string, key: string) => removedKeys && `(SELECT record_key AS ${key} FROM ${removedKeys} WHERE record_kind = '${kind}')`;
-  const merge = (kind: string, merge: TableMerge) =>
-    mergeTable(client, ofKind(stagingTable, kind, merge.keyColumn), merge, scope, runId, { removedKeys: removedOfKind(kind, merge.keyColumn) });
-  const details = await merge('bygning', DETAIL_MERGE);
-  const floors = await replaceFloors(context, scope);
   const sections = await merge('seksjon', SECTION_MERGE);
   const units = await merge('bruksenhet', UNIT_MERGE);
   const sum = (key: keyof ChangeCounts) => details[key] + sections[key] + units[key];
@@ -293,6 +294,7 @@ async function publishDetails(context: StagingContext, scope: PublishScope): Pro
     updated: sum('updated'),
     deleted: sum('deleted'),
     tables: { building_detail: details, building_floor: floors, section: sections, unit: units },
+    stepsMs: steps,
   };
 }
 
