@@ -133,7 +133,8 @@ describe('the worker’s metrics', () => {
     }
     // One window held the stall (the others may see the test's own work, never a second one).
     const stalled = warnings.map((m) => Number(/stalled ([\d.]+) s/.exec(m)?.[1]));
-    expect(stalled.filter((s) => s >= 1.4)).toHaveLength(1);
+    // The warnings in the message: one CI run (2026-12-01, a loaded 2-core host) saw none at 1.4 s or more, unexplained.
+    expect(stalled.filter((s) => s >= 1.4), `warnings: ${JSON.stringify(warnings)}`).toHaveLength(1);
     // It says how much of the window went to garbage collection, and what was running.
     expect(warnings.find((m) => Number(/stalled ([\d.]+) s/.exec(m)?.[1]) >= 1.4)).toMatch(/; garbage collection \d+\.\d s of the last [12] s; running: stageArtifact se-building$/);
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
