@@ -4,7 +4,7 @@ import { withHashJoins, withKeyLookups } from './merge-table.js';
 
 /**
  * Rows of a child table that follow a row of a live table (a building's status history and unit
- * links, a building detail's floors, a zoning plan's documents). A publish rewrites the children
+ * links, a building detail's floors, a zoning plan's documents, a registered transfer's parties). A publish rewrites the children
  * of the parents it wrote (inserted or changed: their `published_run_id` is the run's) and drops
  * those of the parents it removed; the others stay as they are.
  *
@@ -26,10 +26,11 @@ export interface ChildRewrite {
   country: string;
   runId: string;
   /**
-   * A night that staged only its changed records: the parents' keys it staged and those it
-   * removed, each a table or a parenthesized subquery with the `key` columns.
+   * A night that staged only its changed records: the sets of parents' keys whose children it may
+   * rewrite or drop (those it staged and those it removed, say), each a table or a parenthesized
+   * subquery with the `key` columns.
    */
-  night?: { staged: string; removed: string };
+  night?: string[];
 }
 
 /**
@@ -53,7 +54,7 @@ async function deleteStaleChildren(client: pg.PoolClient, { table, parent, key }
     return removed.rowCount ?? 0;
   }
   let deleted = 0;
-  for (const keys of [night.staged, night.removed]) {
+  for (const keys of night) {
     const removed = await withKeyLookups(client, () =>
       client.query(`DELETE FROM ${table} c USING ${keys} k WHERE c.country = $1 AND ${matches('c', 'k')} AND ${stale}`, [country, runId]));
     deleted += removed.rowCount ?? 0;

@@ -8,7 +8,7 @@ import { rewriteChildren } from './child-rows.js';
  * detaljplaner): staged as a `documents` jsonb array per plan. Documents of plans this run
  * inserted or changed are rewritten; those of plans that left go with them.
  */
-export function publishZoningPlanDocuments(client: pg.PoolClient, stagingTable: string, country: string, runId: string): Promise<ChangeCounts> {
+function publishZoningPlanDocuments(client: pg.PoolClient, stagingTable: string, country: string, runId: string): Promise<ChangeCounts> {
   return rewriteChildren(
     client,
     { table: 'zoning_plan_document', parent: 'zoning_plan', key: ['municipality_code', 'plan_id'] },

@@ -230,7 +230,7 @@ async function publishBuildings(context: StagingContext, scope: PublishScope): P
   const rewrite: ChildRewrite = {
     country: scope.country,
     runId,
-    ...(removedKeys ? { night: { staged: `(SELECT building_id FROM ${stagingTable})`, removed: removedKeys } } : {}),
+    ...(removedKeys ? { night: [`(SELECT building_id FROM ${stagingTable})`, removedKeys] } : {}),
   };
   const changed = `FROM ${stagingTable} s JOIN building b ON b.country = $1 AND b.building_id = s.building_id AND b.published_run_id = $2`;
   const history = await timed('building_status_history', () => rewriteChildren(

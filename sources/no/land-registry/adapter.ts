@@ -3,6 +3,7 @@ import type { ChangeCounts, MergeResult, PublishScope, SourceAdapter, StagingCon
 import { readJsonLines } from '../../formats/json-lines.js';
 import { mergeTable, scopeFilter, withHashJoins, withKeyLookups, type TableMerge } from '../../publish/merge-table.js';
 import { stepTimer } from '../../publish/step-timer.js';
+import { rewriteChildren } from '../../publish/child-rows.js';
 import { LAND_REGISTRY_STAGING_COLUMNS, recordToRow, type Grunnboksblad } from './parse.js';
 import { inboxPath } from '../../inbox.js';
 import { nationalByFileName } from '../../input-scope.js';
@@ -120,24 +121,18 @@ async function collectNightCandidates(client: pg.PoolClient, stagingTable: strin
  * Parties of the transactions this run inserted or changed are rewritten; those of deleted
  * transactions go with them. On a night, only the candidates' parties are looked at, by key.
  */
-async function publishParties(client: pg.PoolClient, country: string, runId: string, night: NightCandidates | undefined): Promise<ChangeCounts> {
-  const notLiveBefore = `NOT EXISTS (SELECT 1 FROM property_transaction t WHERE t.country = p.country AND t.transaction_id = p.transaction_id AND t.published_run_id <> $2)`;
-  const removed = night
-    ? await withKeyLookups(client, () =>
-      client.query(`DELETE FROM transaction_party p USING ${night.transactions} c WHERE p.country = $1 AND p.transaction_id = c.transaction_id AND ${notLiveBefore}`, [country, runId]))
-    : await withHashJoins(client, () => client.query(`DELETE FROM transaction_party p WHERE p.country = $1 AND ${notLiveBefore}`, [country, runId]));
-  // Joins the transactions this run wrote: hash joins over a whole load; a night's few by key.
-  const insert = () => client.query(
+function publishParties(client: pg.PoolClient, country: string, runId: string, night: NightCandidates | undefined): Promise<ChangeCounts> {
+  return rewriteChildren(
+    client,
+    { table: 'transaction_party', parent: 'property_transaction', key: ['transaction_id'] },
+    { country, runId, ...(night ? { night: [night.transactions] } : {}) },
     `INSERT INTO transaction_party (country, transaction_id, role, ordinal, ${PARTY_COLUMNS.replace(/ (text|integer)/g, '')})
      SELECT $1, s.transaction_id, p.role, p.ordinal, p.kind, p.person_id, p.birth_year, p.org_scheme, p.org_id, p.org_name, p.org_country,
             p.share_numerator, p.share_denominator
      FROM land_registry_transaction s
      JOIN property_transaction t ON t.country = $1 AND t.transaction_id = s.transaction_id AND t.published_run_id = $2
      CROSS JOIN LATERAL jsonb_to_recordset(s.parties) AS p(role text, ordinal integer, ${PARTY_COLUMNS})`,
-    [country, runId],
   );
-  const added = await (night ? withKeyLookups : withHashJoins)(client, insert);
-  return { inserted: added.rowCount ?? 0, updated: 0, deleted: removed.rowCount ?? 0 };
 }
 
 /**

@@ -275,7 +275,7 @@ async function publishDetails(context: StagingContext, scope: PublishScope): Pro
       country: scope.country,
       runId,
       ...(removedKeys
-        ? { night: { staged: `(SELECT record_key AS building_number FROM ${stagingTable} WHERE record_kind = 'bygning')`, removed: removedOfKind('bygning', 'building_number')! } }
+        ? { night: [`(SELECT record_key AS building_number FROM ${stagingTable} WHERE record_kind = 'bygning')`, removedOfKind('bygning', 'building_number')!] }
         : {}),
     },
     `INSERT INTO building_floor (country, building_number, floor_number, floor_kind, usable_area_m2, room_count, dwelling_unit_count)
