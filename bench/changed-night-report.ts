@@ -54,7 +54,10 @@ export interface NightBenchRun {
   commit: string;
   uncommitted: string[];
   build: string;
-  machine: { cpuModel: string; cores: number; memoryGiB: number; postgres: string };
+  /** `postgresSettings`: the server's settings that bear on loading, as it ran them (bench/machine.ts); absent in older runs. */
+  machine: { cpuModel: string; cores: number; memoryGiB: number; postgres: string; postgresSettings?: Record<string, string> };
+  /** The report's section the run is written to: NIGHT_SECTION, or another (`--section`, e.g. a run at the load-host settings). Absent in older runs. */
+  section?: string;
   sample: { sizeLabel: string; scale: number; seed: string; night: number; rows0: Record<string, number>; rows1: Record<string, number> };
   runs: number;
   /** /proc/loadavg before and after, and the 1-minute figure sampled every 5 s. */
@@ -127,16 +130,24 @@ const s = (seconds: number) => (seconds >= 100 ? seconds.toFixed(0) : seconds.to
 const pct = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
 const int = (n: number) => n.toLocaleString('en');
 
+/** The server's settings as the run read them; an older run recorded none (it ran at the installed settings). */
+function serverSettings(settings: Record<string, string> | undefined): string {
+  if (!settings) return ' at its installed settings';
+  return ` with ${Object.entries(settings).map(([name, value]) => `${name}=${value}`).join(', ')}`;
+}
+
 export function renderNightSection(run: NightBenchRun): string {
   const summaries = run.sources.map(summarizeSource);
   const met = summaries.filter((summary) => summary.met).length;
   const lines: string[] = [];
-  lines.push(`<!-- ${NIGHT_SECTION}:start -->`);
-  lines.push('## The nightly that really happens: a changed night against a first load');
+  const section = run.section ?? NIGHT_SECTION;
+  lines.push(`<!-- ${section}:start -->`);
+  lines.push(`## The nightly that really happens: a changed night against a first load${section === NIGHT_SECTION ? '' : ` (${section}: the server settings under Machine)`}`);
   lines.push('');
   const flags = [
     ...(run.sample.scale === 0.05 ? [] : [`--scale ${run.sample.scale}`]),
     ...(run.runs === 3 ? [] : [`--runs ${run.runs}`]),
+    ...(section === NIGHT_SECTION ? [] : [`--section ${section}`]),
     ...(run.refresh === null ? ['--skip-refresh'] : run.refresh.firstSeconds.length === run.runs ? [] : [`--refresh-runs ${run.refresh.firstSeconds.length}`]),
   ];
   lines.push(
@@ -148,7 +159,7 @@ export function renderNightSection(run: NightBenchRun): string {
   );
   lines.push('');
   lines.push(
-    `Machine: ${run.machine.cpuModel}, ${run.machine.cores} cores, ${Math.round(run.machine.memoryGiB)} GiB, PostgreSQL ${run.machine.postgres} at its installed settings. ` +
+    `Machine: ${run.machine.cpuModel}, ${run.machine.cores} cores, ${Math.round(run.machine.memoryGiB)} GiB, PostgreSQL ${run.machine.postgres}${serverSettings(run.machine.postgresSettings)}. ` +
       `**Load average** before ${run.loadAverage.before}, after ${run.loadAverage.after}; 1-minute figure during the run median ${run.loadAverage.median.toFixed(1)}, max ${run.loadAverage.max.toFixed(1)}. ` +
       (run.loadAverage.median > run.machine.cores
         ? `The machine was shared with other work while this ran: on ${run.machine.cores} cores a load above ${run.machine.cores} means the figures include waiting for the CPU, `
@@ -210,6 +221,6 @@ export function renderNightSection(run: NightBenchRun): string {
         (run.businessFeed ? ' The refresh reads every register from the sample folder (NORDPROP_INPUT_DIR), no-business its whole download, not the feed.' : ''),
     );
   }
-  lines.push(`<!-- ${NIGHT_SECTION}:end -->`);
+  lines.push(`<!-- ${section}:end -->`);
   return `${lines.join('\n')}\n`;
 }

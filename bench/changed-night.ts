@@ -14,7 +14,7 @@
  * It writes the section `changed-night` of the report (bench/changed-night-report.ts), with the
  * machine's load average, and the raw figures to .data/bench/changed-night-<size>.json.
  *
- *   npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--skip-refresh]
+ *   npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--section NAME] [--skip-refresh]
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -43,12 +43,14 @@ const DATABASE = 'nordprop_bench_night';
 const TASK_QUEUE = 'bench-night';
 const WORK_DIR = path.join(PROJECT_ROOT, '.data/bench-night');
 
-const USAGE = `usage: npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--skip-refresh] [--source ID ...]
+const USAGE = `usage: npm run bench -- --changed-night [--scale S] [--runs N] [--refresh-runs N] [--night N] [--out FILE] [--section NAME] [--skip-refresh] [--source ID ...]
   --scale S       national profile at S × national size (default ${DEFAULT_SCALE}, the size of npm run bench:check)
   --runs N        repetitions, medians reported (default 3)
   --refresh-runs N  repetitions of the whole refresh (default: as --runs; fewer when time is short)
   --night N       the changed night measured after night 0 (default 1)
   --out FILE      the report whose section ${NIGHT_SECTION} is written (default BENCHMARKS.md)
+  --section NAME  write section NAME instead (e.g. changed-night-tuned for a run at the load-host
+                  settings of README, set on the server beforehand: the benchmark tunes nothing)
   --skip-refresh  only the per-source loads, not the whole nightly refresh
   --source ID     only this source (repeatable), and the sources it reads (dependsOn), loaded first;
                   no whole refresh; the report goes to .data/bench/ unless --out names a file
@@ -63,6 +65,8 @@ interface NightOptions {
   refreshRuns: number;
   night: number;
   out: string;
+  /** The report's section written (`--section`): another than NIGHT_SECTION keeps a run at other server settings beside it. */
+  section: string;
   skipRefresh: boolean;
   keepDatabase: boolean;
   /** `--source`: the sources to measure, in registry order, with those they read; undefined for every source. */
@@ -83,6 +87,12 @@ function withDependencies(ids: string[]): string[] {
   return SOURCES.filter((source) => wanted.has(source.id)).map((source) => source.id);
 }
 
+/** A report section's name goes into HTML comments and a file name: letters, digits and dashes. */
+function sectionName(text: string): string {
+  if (!/^[a-z0-9-]+$/.test(text)) throw new Error(`--section must be letters, digits and dashes, got "${text}"\n${USAGE}`);
+  return text;
+}
+
 function parseNightOptions(argv: string[]): NightOptions {
   const { values } = parseArgs({
     args: argv,
@@ -92,6 +102,7 @@ function parseNightOptions(argv: string[]): NightOptions {
       'refresh-runs': { type: 'string' },
       night: { type: 'string' },
       out: { type: 'string' },
+      section: { type: 'string', default: NIGHT_SECTION },
       'skip-refresh': { type: 'boolean', default: false },
       'keep-database': { type: 'boolean', default: false },
       source: { type: 'string', multiple: true },
@@ -115,6 +126,7 @@ function parseNightOptions(argv: string[]): NightOptions {
     refreshRuns: number('refresh-runs', values['refresh-runs'], runs, (v) => Number.isInteger(v) && v >= 1 && v <= runs),
     night: number('night', values.night, 1, (v) => Number.isInteger(v) && v >= 1),
     out: values.out ? path.resolve(values.out) : defaultOut,
+    section: sectionName(values.section!),
     // The whole refresh is of every source.
     skipRefresh: (values['skip-refresh'] ?? false) || only !== undefined,
     keepDatabase: values['keep-database'] ?? false,
@@ -262,7 +274,8 @@ async function main(): Promise<void> {
       commit: state.commit,
       uncommitted: state.uncommitted,
       build: snapshot.fingerprint,
-      machine: { cpuModel: machine!.cpuModel, cores: machine!.cores, memoryGiB: machine!.memoryGiB, postgres: machine!.postgres },
+      machine: { cpuModel: machine!.cpuModel, cores: machine!.cores, memoryGiB: machine!.memoryGiB, postgres: machine!.postgres, postgresSettings: machine!.postgresSettings },
+      section: options.section,
       sample: { sizeLabel: size.sizeLabel, scale: options.scale, seed: 'bench', night: options.night, rows0: night0.rows, rows1: night1.rows },
       runs: options.runs,
       loadAverage: { before: loadBefore, after: await loadAverage(), median: load.median, max: load.max },
@@ -272,11 +285,12 @@ async function main(): Promise<void> {
       ...(options.only ? { only: options.only } : {}),
     };
     await mkdir(path.join(PROJECT_ROOT, '.data/bench'), { recursive: true });
-    await writeFile(path.join(PROJECT_ROOT, `.data/bench/changed-night-${size.sizeLabel}${options.only ? `-${options.only.join('-')}` : ''}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    const suffix = `${options.section === NIGHT_SECTION ? '' : `-${options.section}`}${options.only ? `-${options.only.join('-')}` : ''}`;
+    await writeFile(path.join(PROJECT_ROOT, `.data/bench/changed-night-${size.sizeLabel}${suffix}.json`), `${JSON.stringify(result, null, 2)}\n`);
     const section = renderNightSection(result);
-    await replaceSection(options.out, NIGHT_SECTION, section);
+    await replaceSection(options.out, options.section, section);
     process.stdout.write(section);
-    log(`section ${NIGHT_SECTION} written to ${path.relative(PROJECT_ROOT, options.out)}`);
+    log(`section ${options.section} written to ${path.relative(PROJECT_ROOT, options.out)}`);
   } finally {
     monitor.stop();
     await stopWorker();

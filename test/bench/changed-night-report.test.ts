@@ -76,4 +76,16 @@ describe('the changed-night benchmark summary', () => {
     expect(section).toContain('no-business its whole download, not the feed');
     expect(renderNightSection(run())).not.toContain('updates feed');
   });
+
+  it('names the server settings it ran at, and writes a section of its own for a run at other settings (--section)', () => {
+    expect(renderNightSection(run())).toContain('PostgreSQL 15.4 at its installed settings.');
+    const tuned = renderNightSection(run({
+      section: 'changed-night-tuned',
+      machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 8, postgres: '15.4', postgresSettings: { max_wal_size: '16GB', shared_buffers: '6GB' } },
+    }));
+    expect(tuned.startsWith('<!-- changed-night-tuned:start -->')).toBe(true);
+    expect(tuned.trimEnd().endsWith('<!-- changed-night-tuned:end -->')).toBe(true);
+    expect(tuned).toContain('PostgreSQL 15.4 with max_wal_size=16GB, shared_buffers=6GB.');
+    expect(tuned).toContain('npm run bench -- --changed-night --section changed-night-tuned`');
+  });
 });
