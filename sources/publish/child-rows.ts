@@ -4,9 +4,10 @@ import { withHashJoins, withKeyLookups } from './merge-table.js';
 
 /**
  * Rows of a child table that follow a row of a live table (a building's status history and unit
- * links, a building detail's floors, a zoning plan's documents, a registered transfer's parties). A publish rewrites the children
- * of the parents it wrote (inserted or changed: their `published_run_id` is the run's) and drops
- * those of the parents it removed; the others stay as they are.
+ * links, a building detail's floors, a zoning plan's documents, a registered transfer's parties).
+ * A publish rewrites the children of the parents it wrote (inserted or changed: their
+ * `published_run_id` is the run's) and drops those of the parents it removed; the others stay as
+ * they are.
  *
  * A snapshot compares every child of the country with the parents, by hash anti-join. A night
  * that staged only its changed records reaches the children of its staged and removed parents by

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/config.js';
 
 export interface ServerProcess {
-  /** What it printed on stdout and stderr until it was listening. */
-  output: string;
+  /** What it has printed on stdout and stderr so far. */
+  readonly output: string;
   /** SIGTERM (or `signal`), then its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -30,7 +30,9 @@ export async function startServerProcess(entry: string, args: string[], env: Rec
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   });
   return {
-    output,
+    get output() {
+      return output;
+    },
     stop(signal = 'SIGTERM') {
       child.kill(signal);
       return exited;
