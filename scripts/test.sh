@@ -12,6 +12,8 @@ ensure_apt_package proj-bin cs2cs
 ensure_apt_package gdal-bin ogrinfo
 # The ops console's test drives Debian's Chromium headless (test/api/ops).
 ensure_apt_package chromium chromium
+# The API benchmark's test runs the benchmark itself, which drives its load with wrk (bench/api-load.ts).
+ensure_apt_package wrk wrk
 # The tests are TypeScript too: type-check them with the code (vitest alone only strips types).
 npx tsc -p tsconfig.test.json
 # No import runs up a floor (README "Layout", .dependency-cruiser.cjs).
