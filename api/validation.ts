@@ -31,24 +31,43 @@ function unsafeText(value: string): string | undefined {
   return found[0] === '\0' ? 'must not contain a NUL character (U+0000)' : 'must not contain an unpaired UTF-16 surrogate';
 }
 
-/** A JSON Pointer token (RFC 6901), the bad characters of a key replaced so that the location is printable. */
-const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1').replace(new RegExp(UNSAFE.source, 'g'), '\uFFFD');
+const UNSAFE_EVERYWHERE = new RegExp(UNSAFE.source, 'g');
 
-/** The first unsafe string in `value` (keys too), walked without recursion: a body may nest deep. */
+/** A JSON Pointer token (RFC 6901), the bad characters of a key replaced so that the location is printable. */
+const pointerToken = (key: string | number) =>
+  typeof key === 'number' ? String(key) : key.replace(/~/g, '~0').replace(/\//g, '~1').replace(UNSAFE_EVERYWHERE, '\uFFFD');
+
+/** Where a value sits: its parent's path and its own key, spelled out only when something is found there. */
+interface Path {
+  parent: Path | string;
+  key: string | number;
+}
+
+const spell = (path: Path | string): string => {
+  const tokens: string[] = [];
+  let at = path;
+  for (; typeof at !== 'string'; at = at.parent) tokens.push(pointerToken(at.key));
+  return [at, ...tokens.reverse()].join('/');
+};
+
+/**
+ * The first unsafe string in `value` (keys too), walked without recursion: a body may nest deep.
+ * Every request's headers pass through here, so a location is built only for what is reported.
+ */
 function findUnsafe(value: unknown, location: string): { location: string; message: string } | undefined {
-  const stack: [unknown, string][] = [[value, location]];
+  const stack: [unknown, Path | string][] = [[value, location]];
   while (stack.length) {
     const [item, at] = stack.pop()!;
     if (typeof item === 'string') {
       const message = unsafeText(item);
-      if (message) return { location: at, message };
+      if (message) return { location: spell(at), message };
     } else if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], `${at}/${i}`]);
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], { parent: at, key: i }]);
     } else if (item && typeof item === 'object') {
-      for (const [key, inner] of Object.entries(item)) {
+      for (const key of Object.keys(item)) {
         const message = unsafeText(key);
-        if (message) return { location: `${at}/${pointerToken(key)}`, message: `property name ${message}` };
-        stack.push([inner, `${at}/${pointerToken(key)}`]);
+        if (message) return { location: spell({ parent: at, key }), message: `property name ${message}` };
+        stack.push([(item as Record<string, unknown>)[key], { parent: at, key }]);
       }
     }
   }

@@ -72,6 +72,14 @@ describe('NUL and unpaired surrogates', () => {
     }
   });
 
+  it('deep in a body or in a property name: 400 naming it by a JSON Pointer, its key escaped (RFC 6901)', async () => {
+    const lookup = (body: unknown) => call(api.baseUrl, 'POST', '/properties/NO/lookups', { token: client.token, body, headers: { 'idempotency-key': randomUUID() } });
+    const nested = await lookup({ cadastreIds: ['0301-9001-1-0-0'], 'a/b~c': [{ fine: 'x' }, { deep: ['ok', 'bad\u0000'] }] });
+    expect(expectProblem(nested, 400, 'nested').errors).toEqual([{ location: 'body/a~1b~0c/1/deep/1', message: expect.stringMatching(/NUL/) }]);
+    const key = await lookup({ cadastreIds: ['0301-9001-1-0-0'], outer: { 'k\ud800ey': 'x' } });
+    expect(expectProblem(key, 400, 'key').errors).toEqual([{ location: 'body/outer/k\uFFFDey', message: expect.stringMatching(/^property name .*surrogate/) }]);
+  });
+
   it('in a webhook secret (a route that would have stored it): 400 naming the field', async () => {
     const response = await call(api.baseUrl, 'POST', '/subscriptions', {
       token: client.token,
