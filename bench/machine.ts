@@ -54,7 +54,7 @@ export const LOAD_SETTINGS = [
   'max_parallel_maintenance_workers',
 ];
 
-export async function machineInfo(pool: pg.Pool): Promise<MachineInfo> {
+export async function machineInfo(pool: pg.Pool | pg.ClientBase): Promise<MachineInfo> {
   const [cpuModel, osName, gdal, versions, settings] = await Promise.all([
     firstMatch('/proc/cpuinfo', /^model name\s*:\s*(.+)$/m),
     firstMatch('/etc/os-release', /^PRETTY_NAME="?([^"\n]+)"?$/m),

@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOAD_SETTINGS, machineInfo } from '../../bench/machine.js';
 import { PROJECT_ROOT } from '../../lib/config.js';
-import { createTestDatabase } from '../support/database.js';
+import { testDatabaseSession } from '../support/database.js';
 
 /** The backticked setting names in the first column of the README's load-host table. */
 async function suggestedSettings(): Promise<string[]> {
@@ -15,16 +14,7 @@ async function suggestedSettings(): Promise<string[]> {
 }
 
 describe('the benchmark machine line', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const session = testDatabaseSession();
 
   it('names every setting the README suggests for a load host, as the server runs it', async () => {
     const suggested = await suggestedSettings();
@@ -32,8 +22,8 @@ describe('the benchmark machine line', () => {
     expect(suggested.length).toBeGreaterThanOrEqual(6);
     for (const name of suggested) expect(LOAD_SETTINGS).toContain(name);
 
-    const { postgresSettings } = await machineInfo(pool);
-    const live = await pool.query<{ name: string; setting: string }>(`SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1)`, [suggested]);
+    const { postgresSettings } = await machineInfo(session());
+    const live = await session().query<{ name: string; setting: string }>(`SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1)`, [suggested]);
     expect(live.rows).toHaveLength(suggested.length);
     for (const { name, setting } of live.rows) expect(postgresSettings[name]).toBe(setting);
   });
