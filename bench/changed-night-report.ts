@@ -4,6 +4,7 @@
  * source alone; and the whole nightly refresh of every source on both nights. Pure functions
  * over plain data, so the summary rules are unit-tested without loading anything.
  */
+import { serverUptime } from './machine.js';
 import { spread } from './stats.js';
 
 /** The issue's target: a changed night costs at most this share of a full load, per source. */
@@ -55,7 +56,7 @@ export interface NightBenchRun {
   uncommitted: string[];
   build: string;
   /** `postgresSettings`: the server's settings that bear on loading, as it ran them (bench/machine.ts); absent in older runs. */
-  machine: { cpuModel: string; cores: number; memoryGiB: number; postgres: string; postgresSettings?: Record<string, string> };
+  machine: { cpuModel: string; cores: number; memoryGiB: number; postgres: string; postgresSettings?: Record<string, string>; serverUpSeconds?: number };
   /** The report's section the run is written to: NIGHT_SECTION, or another (`--section`, e.g. a run at the load-host settings). Absent in older runs. */
   section?: string;
   sample: { sizeLabel: string; scale: number; seed: string; night: number; rows0: Record<string, number>; rows1: Record<string, number> };
@@ -136,6 +137,11 @@ function serverSettings(settings: Record<string, string> | undefined): string {
   return ` with ${Object.entries(settings).map(([name, value]) => `${name}=${value}`).join(', ')}`;
 }
 
+/** The server's uptime when the run began, where recorded: a run just after a restart starts on a cold pool. */
+function upBefore(seconds: number | undefined): string {
+  return seconds === undefined ? '' : `, the server ${serverUptime(seconds)} when the run began`;
+}
+
 export function renderNightSection(run: NightBenchRun): string {
   const summaries = run.sources.map(summarizeSource);
   const met = summaries.filter((summary) => summary.met).length;
@@ -159,7 +165,7 @@ export function renderNightSection(run: NightBenchRun): string {
   );
   lines.push('');
   lines.push(
-    `Machine: ${run.machine.cpuModel}, ${run.machine.cores} cores, ${Math.round(run.machine.memoryGiB)} GiB, PostgreSQL ${run.machine.postgres}${serverSettings(run.machine.postgresSettings)}. ` +
+    `Machine: ${run.machine.cpuModel}, ${run.machine.cores} cores, ${Math.round(run.machine.memoryGiB)} GiB, PostgreSQL ${run.machine.postgres}${serverSettings(run.machine.postgresSettings)}${upBefore(run.machine.serverUpSeconds)}. ` +
       `**Load average** before ${run.loadAverage.before}, after ${run.loadAverage.after}; 1-minute figure during the run median ${run.loadAverage.median.toFixed(1)}, max ${run.loadAverage.max.toFixed(1)}. ` +
       (run.loadAverage.median > run.machine.cores
         ? `The machine was shared with other work while this ran: on ${run.machine.cores} cores a load above ${run.machine.cores} means the figures include waiting for the CPU, `

@@ -274,7 +274,7 @@ async function main(): Promise<void> {
       commit: state.commit,
       uncommitted: state.uncommitted,
       build: snapshot.fingerprint,
-      machine: { cpuModel: machine!.cpuModel, cores: machine!.cores, memoryGiB: machine!.memoryGiB, postgres: machine!.postgres, postgresSettings: machine!.postgresSettings },
+      machine: { cpuModel: machine!.cpuModel, cores: machine!.cores, memoryGiB: machine!.memoryGiB, postgres: machine!.postgres, postgresSettings: machine!.postgresSettings, serverUpSeconds: machine!.serverUpSeconds },
       section: options.section,
       sample: { sizeLabel: size.sizeLabel, scale: options.scale, seed: 'bench', night: options.night, rows0: night0.rows, rows1: night1.rows },
       runs: options.runs,

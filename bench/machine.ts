@@ -20,6 +20,13 @@ export interface MachineInfo {
   gdal: string;
   /** PostgreSQL settings that bear on bulk loading, as the server runs them (not tuned by the benchmark). */
   postgresSettings: Record<string, string>;
+  /**
+   * How long the server had been up when the run began. Just after a restart its buffer pool is
+   * cold, and on a VM the memory behind a large pool is faulted in as it is first touched
+   * (docs/scaling.md, "The load-host settings, alternated on one host"): such a run is slower
+   * for reasons that are not the code's. Absent in runs recorded before 2026-12-02.
+   */
+  serverUpSeconds?: number;
 }
 
 async function firstMatch(file: string, pattern: RegExp): Promise<string | undefined> {
@@ -59,9 +66,10 @@ export async function machineInfo(pool: pg.Pool | pg.ClientBase): Promise<Machin
     firstMatch('/proc/cpuinfo', /^model name\s*:\s*(.+)$/m),
     firstMatch('/etc/os-release', /^PRETTY_NAME="?([^"\n]+)"?$/m),
     gdalVersion(),
-    pool.query<{ postgres: string; postgis: string }>(
+    pool.query<{ postgres: string; postgis: string; up_seconds: number }>(
       `SELECT current_setting('server_version') AS postgres,
-              postgis_lib_version() || ' (GEOS ' || postgis_geos_version() || ', PROJ ' || split_part(postgis_proj_version(), ' ', 1) || ')' AS postgis`,
+              postgis_lib_version() || ' (GEOS ' || postgis_geos_version() || ', PROJ ' || split_part(postgis_proj_version(), ' ', 1) || ')' AS postgis,
+              extract(epoch FROM now() - pg_postmaster_start_time())::float8 AS up_seconds`,
     ),
     pool.query<{ name: string; setting: string }>(
       `SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
@@ -79,7 +87,15 @@ export async function machineInfo(pool: pg.Pool | pg.ClientBase): Promise<Machin
     postgis: versions.rows[0].postgis,
     gdal,
     postgresSettings: Object.fromEntries(settings.rows.map((row) => [row.name, row.setting])),
+    serverUpSeconds: versions.rows[0].up_seconds,
   };
+}
+
+/** "up 3 min", "up 2.5 h", "up 4.1 days": the server's uptime as a report prints it. */
+export function serverUptime(seconds: number): string {
+  if (seconds < 2 * 3600) return `up ${Math.round(seconds / 60)} min`;
+  if (seconds < 2 * 86400) return `up ${(seconds / 3600).toFixed(1)} h`;
+  return `up ${(seconds / 86400).toFixed(1)} days`;
 }
 
 /** 1, 5 and 15 minute load averages: other work on the machine during the run shows up here. */

@@ -8,6 +8,7 @@ import { describeStatement } from './publish-breakdown.js';
 import { WORKER_MEMORY_LIMIT_BYTES, evaluateTargets, footprint, workerPeaks } from './targets.js';
 import type { MemoryPeak } from './worker-process.js';
 import { describeSampleSize, type BenchSample } from './sample-data.js';
+import { serverUptime } from './machine.js';
 
 /** BENCHMARKS.md and the short stdout summary, rendered from the measured results only. */
 
@@ -397,7 +398,7 @@ export function renderReport(results: BenchResults): string {
     `| memory | ${m.memoryGiB.toFixed(1)} GiB |`,
     `| OS | ${m.os} (${m.kernel}) |`,
     `| Node.js | ${m.node} |`,
-    `| PostgreSQL | ${m.postgres}, on the same machine (127.0.0.1), server settings as installed: ${settings} |`,
+    `| PostgreSQL | ${m.postgres}, on the same machine (127.0.0.1)${m.serverUpSeconds === undefined ? '' : `, ${serverUptime(m.serverUpSeconds)} when the run began`}, server settings as installed: ${settings} |`,
     `| PostGIS | ${m.postgis} |`,
     `| GDAL | ${m.gdal} |`,
     `| Temporal | dev server (Temporal CLI \`server start-dev\`, in memory), one worker process (\`node bin/nordprop.js worker\`) |`,

@@ -88,4 +88,12 @@ describe('the changed-night benchmark summary', () => {
     expect(tuned).toContain('PostgreSQL 15.4 with max_wal_size=16GB, shared_buffers=6GB.');
     expect(tuned).toContain('npm run bench -- --changed-night --section changed-night-tuned`');
   });
+
+  it('says how long the server had been up, where the run recorded it (a cold pool just after a restart)', () => {
+    const justRestarted = renderNightSection(run({ machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 8, postgres: '15.4', serverUpSeconds: 95 } }));
+    expect(justRestarted).toContain('PostgreSQL 15.4 at its installed settings, the server up 2 min when the run began.');
+    const longUp = renderNightSection(run({ machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 8, postgres: '15.4', serverUpSeconds: 3 * 86400 + 7200 } }));
+    expect(longUp).toContain('the server up 3.1 days when the run began.');
+    expect(renderNightSection(run())).not.toContain('when the run began');
+  });
 });

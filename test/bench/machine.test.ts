@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOAD_SETTINGS, machineInfo } from '../../bench/machine.js';
+import { LOAD_SETTINGS, machineInfo, serverUptime } from '../../bench/machine.js';
 import { PROJECT_ROOT } from '../../lib/config.js';
 import { testDatabaseSession } from '../support/database.js';
 
@@ -26,5 +26,15 @@ describe('the benchmark machine line', () => {
     const live = await session().query<{ name: string; setting: string }>(`SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1)`, [suggested]);
     expect(live.rows).toHaveLength(suggested.length);
     for (const { name, setting } of live.rows) expect(postgresSettings[name]).toBe(setting);
+  });
+
+  it('records how long the server had been up, as the server counts it', async () => {
+    const { serverUpSeconds } = await machineInfo(session());
+    const live = await session().query<{ up: number }>(`SELECT extract(epoch FROM now() - pg_postmaster_start_time())::float8 AS up`);
+    expect(serverUpSeconds).toBeGreaterThan(0);
+    expect(Math.abs(serverUpSeconds! - live.rows[0].up)).toBeLessThan(60);
+    expect(serverUptime(95)).toBe('up 2 min');
+    expect(serverUptime(5 * 3600)).toBe('up 5.0 h');
+    expect(serverUptime(3 * 86400)).toBe('up 3.0 days');
   });
 });
