@@ -65,7 +65,17 @@ export interface LineRecords {
    * hash and group (no key), or a published record the file no longer holds (no line); and its
    * rows, which the publish checks (crash recovery empties UNLOGGED tables).
    */
-  changes?: { table: string; rows: number };
+  changes?: {
+    table: string;
+    rows: number;
+    /**
+     * The table the comparison read the published records from (the source's partition of
+     * `source_record`, else `source_record`): a gone record's row in the changes carries its
+     * `record_ctid` there, and the publish deletes it by that. Absent from a stage made before
+     * 2026-12-02 (its changes have no such column): the publish then finds them by hash.
+     */
+    publishedTable?: string;
+  };
   /**
    * An increment: the live rows (SourceAdapter.countLive over the country) the stage counted to
    * see that the published records describe them; validate's row-drop check reuses the count.
