@@ -531,15 +531,6 @@ export async function collectRemovedKeys(
 }
 
 /**
- * Publish, after the merge: `source_record` made to describe what live now holds. After an
- * increment, the lines gone from the file are dropped and the staged ones added; after a full
- * national stage, it is the staged rows' lines; after a regional extract it is emptied (live
- * then mixes files, and the next national run stages its whole file). Returns the rows it
- * changed under the source's partition, for the publish's statistics refresh
- * (activities/stale-statistics.ts): a night's joins over the records are planned from that
- * partition's statistics, and never analyzed, the planner took a merge join that sorted them all.
- */
-/**
  * An increment's published records that its file no longer holds, deleted where the stage's
  * comparison found them (`record_ctid`), by a TID scan: found by hash, the delete read the
  * source's whole partition (888,931 records, 0.53 s, to delete 16,086 for se-cadastre's night at
@@ -559,6 +550,15 @@ async function deleteGoneRecords(client: pg.PoolClient, sourceId: string, change
   ));
 }
 
+/**
+ * Publish, after the merge: `source_record` made to describe what live now holds. After an
+ * increment, the lines gone from the file are dropped and the staged ones added; after a full
+ * national stage, it is the staged rows' lines; after a regional extract it is emptied (live
+ * then mixes files, and the next national run stages its whole file). Returns the rows it
+ * changed under the source's partition, for the publish's statistics refresh
+ * (activities/stale-statistics.ts): a night's joins over the records are planned from that
+ * partition's statistics, and never analyzed, the planner took a merge join that sorted them all.
+ */
 export async function recordPublishedLines(
   client: pg.PoolClient,
   request: { source: SourceAdapter; runId: string; stagingTable: string; records: LineRecords; scope: PublishScope; changes: string | undefined },
@@ -572,8 +572,9 @@ export async function recordPublishedLines(
     // changed ones: validation quarantined the staged rows whose key an unchanged line before them holds.
     : changes && publishedTable
       ? await deleteGoneRecords(client, source.id, changes, publishedTable)
+      // A stage made before the changes kept places: by hash. Hash joins: a nested loop would
+      // read the (unindexed) partition once per gone record.
       : changes
-      // Hash joins: a nested loop would read the (unindexed) partition once per gone record.
       ? await withHashJoins(client, () => client.query(
         `DELETE FROM source_record p USING ${changes} c WHERE p.source_id = $1 AND c.line IS NULL AND p.record_hash = c.record_hash`,
         [source.id],
