@@ -541,7 +541,15 @@ export async function collectRemovedKeys(
  * rather than another deleted; the next night then finds the records no longer describing live
  * and stages the file whole. Sequential scans off: on a small partition the planner would read it whole.
  */
-async function deleteGoneRecords(client: pg.PoolClient, sourceId: string, changes: string, publishedTable: string): Promise<pg.QueryResult> {
+async function deleteGoneRecords(client: pg.PoolClient, sourceId: string, changes: string, publishedTable: string | undefined): Promise<pg.QueryResult> {
+  if (!publishedTable) {
+    // A stage made before the changes kept places: by hash. Hash joins: a nested loop would
+    // read the (unindexed) partition once per gone record.
+    return withHashJoins(client, () => client.query(
+      `DELETE FROM source_record p USING ${changes} c WHERE p.source_id = $1 AND c.line IS NULL AND p.record_hash = c.record_hash`,
+      [sourceId],
+    ));
+  }
   return withPlannerMethodsOff(client, ['seqscan'], () => client.query(
     `DELETE FROM ${publishedTable} p USING ${changes} c
      WHERE p.ctid = ANY (ARRAY(SELECT record_ctid FROM ${changes} WHERE line IS NULL))
@@ -564,21 +572,13 @@ export async function recordPublishedLines(
   request: { source: SourceAdapter; runId: string; stagingTable: string; records: LineRecords; scope: PublishScope; changes: string | undefined },
 ): Promise<Record<string, ChangeCounts>> {
   const { source, runId, stagingTable, records, scope, changes } = request;
-  const publishedTable = changes ? records.changes?.publishedTable : undefined;
   const removed = scope.municipalities || !records.increment
     ? await client.query(`DELETE FROM source_record WHERE source_id = $1`, [source.id])
     // Lines gone or changed, and unchanged lines this run rejected (a staged row before them took
     // their key: quarantineDuplicatesOfUnchanged). A key staged again had its old line among the
     // changed ones: validation quarantined the staged rows whose key an unchanged line before them holds.
-    : changes && publishedTable
-      ? await deleteGoneRecords(client, source.id, changes, publishedTable)
-      // A stage made before the changes kept places: by hash. Hash joins: a nested loop would
-      // read the (unindexed) partition once per gone record.
-      : changes
-      ? await withHashJoins(client, () => client.query(
-        `DELETE FROM source_record p USING ${changes} c WHERE p.source_id = $1 AND c.line IS NULL AND p.record_hash = c.record_hash`,
-        [source.id],
-      ))
+    : changes
+      ? await deleteGoneRecords(client, source.id, changes, records.changes?.publishedTable)
       : await client.query(
         `DELETE FROM source_record p WHERE p.source_id = $1 AND NOT EXISTS (SELECT 1 FROM ${records.table} r WHERE r.record_hash = p.record_hash)`,
         [source.id],
