@@ -460,14 +460,13 @@ export async function quarantineDuplicatesOfUnchanged(
   // published record by key for a merge join instead (0.7 s at 389,003; 0.1 s hashed).
   return withTransaction(pool, (client) => withHashJoinsOnly(client, async () => {
     // First the staged rows whose key a published record holds that the file still has: only
-    // those can meet an unchanged line. A published record the stage's comparison found gone
-    // (`changes`, its rows without a line) cannot. Usually none is left, and then the file's
-    // records are not read at all. Kept in a table of its own, with statistics: estimated from
-    // the join on the key's text, a few thousand such rows looked like millions, and the join
-    // with the records hashed all of them instead (0.44 s of no-address's 0.76 s statement at
-    // 0.25 x national, 1.27 s of se-business's 2.05 s).
-    // The key join first, materialized: else the planner probed the gone records with every
-    // published one (2 M for se-business, 1.1 s) before the join that leaves a few thousand.
+    // those can meet an unchanged line, not a record the stage's comparison found gone
+    // (`changes`, its rows without a line). Usually none is left, and then the file's records are
+    // not read at all. The key join runs first, materialized: else the planner probed the gone
+    // records with every published one (2 M for se-business, 1.1 s). The rows are kept in a table
+    // with statistics: estimated from the join on the key's text, a few thousand looked like
+    // millions, and the join with the file's records hashed every record instead (0.44 s of
+    // no-address's 0.76 s statement at 0.25 x national, 1.27 s of se-business's 2.05 s).
     const held = await client.query(
       `CREATE TEMP TABLE held_key ON COMMIT DROP AS
        WITH held AS MATERIALIZED (
