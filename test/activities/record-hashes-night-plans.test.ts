@@ -81,8 +81,7 @@ describe("a night's bookkeeping of its records", () => {
 
     // Validate's check against the unchanged lines: the sample's night changes records and has
     // no duplicate keys, so every staged key a published record holds is one whose record is gone,
-    // and the file's records are not read for it (where a key is held, they are read once and
-    // not hashed: the same filter).
+    // and the file's records are not read for it (a night where one is held: the case below).
     const duplicateChecks = explained.filter((statement) => statement['Query Text'].includes('unchanged at position'));
     expect(duplicateChecks.flatMap((statement) => tablesReadWhole(statement.Plan)).filter(isRecordsTable)).toEqual([]);
     expect(duplicateChecks.flatMap((statement) => hashedRelations(statement.Plan)).filter(isRecordsTable)).toEqual([]);
