@@ -24,7 +24,8 @@ import { getPool } from '../../lib/db.js';
 import { getSource } from '../../sources/registry.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runBackfill, sourceOf } from '../support/runs.js';
-import { readZip, tempDir } from '../sample/helpers.js';
+import { tempDir } from '../sample/helpers.js';
+import { fileLines } from '../support/sample-files.js';
 import { explainPipelineStatements, readsOf, tablesReadWhole, type ExplainedStatement, type PlanNode } from '../support/explained-plans.js';
 
 /** A source of line records, and one whose records are groups (a company's lines in three files). */
@@ -96,9 +97,7 @@ describe("a night's bookkeeping of its records", () => {
 
   it('no-address: where an unchanged line holds a changed line\'s key, reads the file\'s records once for it, without hashing them, and quarantines the later line', async () => {
     const sourceId = 'no-address';
-    const source = getSource(sourceId);
-    const zipped = [...(await readZip(input(nights[1], sourceId))).entries()].find(([name]) => source.zipEntry.test(name))![1];
-    const [header, ...lines] = zipped.toString('utf8').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line !== '');
+    const [header, ...lines] = await fileLines(nights[1], sourceId);
     const file = path.join(await tempDir('record-hashes-plans-duplicate'), 'Basisdata_0000_Norge_25833_MatrikkelenAdresse_CSV.csv');
     await writeFile(file, [header, ...lines].join('\n') + '\n');
     expect(sourceOf(await runBackfill(pipeline.client, pipeline.taskQueue, { sourceId, input: file, force: true }), sourceId).outcome).toBe('published');

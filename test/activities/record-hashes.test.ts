@@ -13,8 +13,9 @@ import { generateSample, type SampleResult } from '../../sample/generate.js';
 import { getSource } from '../../sources/registry.js';
 import { startPipeline, type TestPipeline } from '../support/pipeline.js';
 import { runBackfill, sourceOf } from '../support/runs.js';
+import { fileLines, fileText } from '../support/sample-files.js';
 import { tablesDigest } from '../support/live-snapshot.js';
-import { readZip, tempDir } from '../sample/helpers.js';
+import { tempDir } from '../sample/helpers.js';
 import { GeoPackage } from '../../sources/formats/geopackage.js';
 import { writeTarBundle, zipOf } from '../sources/se/tar-bundle.js';
 import { readBundle } from '../../sources/formats/bundle.js';
@@ -81,19 +82,6 @@ const bundleLines = async (sample: SampleResult, sourceId: string) => (await bun
 /** The sales of se-transactions' bundle, one JSON object per line, as UTF-8 text. */
 const salesLines = async (sample: SampleResult) =>
   (await bundleMembers(sample, 'se-transactions')).filter((member) => /\.jsonl$/i.test(member.name)).flatMap((member) => member.lines.map((line) => Buffer.from(line, 'latin1').toString('utf8')));
-
-/** A source's file in a sample, as text. */
-async function fileText(sample: SampleResult, sourceId: string): Promise<string> {
-  const source = getSource(sourceId);
-  const file = path.join(sample.outDir, source.inputFileName);
-  const bytes = file.endsWith('.zip') ? [...(await readZip(file)).entries()].find(([name]) => source.zipEntry.test(name))![1] : await readFile(file);
-  return bytes.toString('utf8');
-}
-
-/** The non-empty lines of a source's file in a sample. */
-async function fileLines(sample: SampleResult, sourceId: string): Promise<string[]> {
-  return (await fileText(sample, sourceId)).split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line !== '');
-}
 
 /** The feature elements of a source's GML file in a sample, as text. */
 async function featureElements(sample: SampleResult, sourceId: string, element: string): Promise<string[]> {
